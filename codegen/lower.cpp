@@ -1,0 +1,359 @@
+#include "codegen/lower.h"
+
+#include <cctype>
+#include <sstream>
+
+#include "search/loop_state.h"
+
+namespace tlp {
+namespace {
+
+using Halide::VarOrRVar;
+
+// One state stage as Halide sees it: the Func (or input), and its loops in the
+// same order as the LoopState's iters.
+struct HalideStage {
+  Halide::Func func;                // undefined for inputs
+  Halide::ImageParam param;         // defined for inputs
+  bool input = false;
+  bool update = false;              // schedule the update definition, not the pure one
+  std::string src;                  // the C++ expression naming it in the emitted source
+  std::vector<VarOrRVar> loops;
+};
+
+std::string cxx_name(const std::string &name) {
+  std::string out = name;
+  for (char &c : out)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return out;
+}
+
+VarOrRVar make_loop(const LoopIter &it) {
+  if (it.kind == IterKind::Reduce) return Halide::RVar(it.name);
+  return Halide::Var(it.name);
+}
+
+std::vector<VarOrRVar> pure_loops(const Halide::Func &f) {
+  std::vector<VarOrRVar> loops;
+  const auto args = f.args();
+  for (auto it = args.rbegin(); it != args.rend(); ++it) loops.emplace_back(*it);
+  return loops;
+}
+
+class Lowering {
+ public:
+  Lowering(const Operator &op, const ComputeDag &dag, const Halide::Target &target)
+      : op_(op), dag_(dag), target_(target), state_(dag), alg_(op.build()) {
+    for (size_t i = 0; i < alg_.inputs.size(); ++i) {
+      HalideStage hs;
+      hs.input = true;
+      hs.param = alg_.inputs[i];
+      hs.src = cxx_name(hs.param.name());
+      stages_.push_back(hs);
+    }
+    for (auto &s : alg_.stages) {
+      HalideStage hs;
+      hs.func = s.func;
+      hs.src = cxx_name(s.func.name());
+      hs.update = s.func.num_update_definitions() > 0;
+      hs.loops = pure_loops(s.func);
+      if (hs.update) {
+        const auto rvars = s.func.function().update(0).schedule().rvars();
+        for (auto it = rvars.rbegin(); it != rvars.rend(); ++it) hs.loops.emplace_back(Halide::RVar(it->var));
+      }
+      stages_.push_back(hs);
+    }
+    output_ = alg_.stages.back().func;
+  }
+
+  void apply(const Step &step) {
+    const LoopState before = state_;
+    state_.apply(step);  // validates; throws ScheduleError naming the step
+    switch (step.kind) {
+      case StepKind::SP: split(before, step, step.factors); break;
+      case StepKind::FSP: split(before, step, before.fsp_factors(step)); break;
+      case StepKind::RE: reorder(step); break;
+      case StepKind::FU: fuse(step); break;
+      case StepKind::AN: annotate(step); break;
+      case StepKind::CA: compute_at(step); break;
+      case StepKind::CI:
+      case StepKind::CR:
+      case StepKind::PR: break;  // applied once all steps are in (see finish)
+      case StepKind::CHW: cache_write(step); break;
+      case StepKind::CHR: cache_read(step); break;
+      case StepKind::RF: rfactor(step); break;
+    }
+  }
+
+  LoweredKernel finish() {
+    for (size_t s = 0; s < stages_.size(); ++s) {
+      const StageState &st = state_.stage(int(s));
+      HalideStage &hs = stages_[s];
+      if (hs.input || st.is_output) continue;
+      if (st.location == ComputeLocation::Root) {
+        hs.func.compute_root();
+        emit(hs.src + ".compute_root();");
+      } else if (st.location == ComputeLocation::Inline) {
+        hs.func.compute_inline();
+        emit(hs.src + ".compute_inline();");
+      }
+    }
+    for (size_t s = 0; s < stages_.size(); ++s) auto_unroll(int(s));
+    specialize_shapes();
+    LoweredKernel k;
+    k.output = output_;
+    for (auto &p : alg_.inputs) k.arguments.push_back(p);
+    k.schedule_source = source_.str();
+    return k;
+  }
+
+ private:
+  void emit(const std::string &line) { source_ << line << "\n"; }
+
+  Halide::Stage stage_of(HalideStage &hs) {
+    if (hs.input) throw ScheduleError("internal: inputs have no schedule");
+    return hs.update ? hs.func.update(0) : Halide::Stage(hs.func);
+  }
+  std::string stage_src(const HalideStage &hs) const { return hs.src + (hs.update ? ".update(0)" : ""); }
+
+  static std::string loop_src(const VarOrRVar &v) { return cxx_name(v.name()); }
+
+  void split(const LoopState &before, const Step &step, const std::vector<int> &factors) {
+    HalideStage &hs = stages_[step.stage];
+    const StageState &after = state_.stage(step.stage);
+    VarOrRVar rest = hs.loops[step.iter];
+    const bool reduce = before.stage(step.stage).iters[step.iter].kind == IterKind::Reduce;
+    int64_t inner = 1;
+    for (int f : factors) inner *= f;
+    std::vector<VarOrRVar> parts;
+    Halide::Stage stage = stage_of(hs);
+    for (size_t i = 0; i <= factors.size(); ++i) {
+      const LoopIter &piece = after.iters[step.iter + i];
+      if (i == factors.size()) {
+        parts.push_back(rest);
+        break;
+      }
+      VarOrRVar outer = make_loop(piece);
+      VarOrRVar next = reduce ? VarOrRVar(Halide::RVar(piece.name + "_r")) : VarOrRVar(Halide::Var(piece.name + "_r"));
+      if (i + 1 == factors.size()) next = make_loop(after.iters[step.iter + i + 1]);
+      stage.split(rest, outer, next, int(inner));
+      emit(stage_src(hs) + ".split(" + loop_src(rest) + ", " + loop_src(outer) + ", " + loop_src(next) + ", " +
+           std::to_string(inner) + ");");
+      parts.push_back(outer);
+      rest = next;
+      inner /= factors[i];
+    }
+    hs.loops.erase(hs.loops.begin() + step.iter);
+    hs.loops.insert(hs.loops.begin() + step.iter, parts.begin(), parts.end());
+  }
+
+  void reorder(const Step &step) {
+    HalideStage &hs = stages_[step.stage];
+    std::vector<VarOrRVar> next;
+    for (int id : step.ids) next.push_back(hs.loops[id]);
+    hs.loops = next;
+    std::vector<VarOrRVar> innermost_first(next.rbegin(), next.rend());
+    stage_of(hs).reorder(innermost_first);
+    std::string args;
+    for (const auto &v : innermost_first) args += (args.empty() ? "" : ", ") + loop_src(v);
+    emit(stage_src(hs) + ".reorder(" + args + ");");
+  }
+
+  void fuse(const Step &step) {
+    HalideStage &hs = stages_[step.stage];
+    const LoopIter &fused_iter = state_.stage(step.stage).iters[step.ids.front()];
+    const bool reduce = fused_iter.kind == IterKind::Reduce;
+    VarOrRVar acc = hs.loops[step.ids.front()];
+    Halide::Stage stage = stage_of(hs);
+    for (size_t i = 1; i < step.ids.size(); ++i) {
+      const std::string name = i + 1 == step.ids.size() ? fused_iter.name : fused_iter.name + std::to_string(i);
+      VarOrRVar fused = reduce ? VarOrRVar(Halide::RVar(name)) : VarOrRVar(Halide::Var(name));
+      VarOrRVar inner = hs.loops[step.ids[i]];
+      stage.fuse(inner, acc, fused);
+      emit(stage_src(hs) + ".fuse(" + loop_src(inner) + ", " + loop_src(acc) + ", " + loop_src(fused) + ");");
+      acc = fused;
+    }
+    const int first = step.ids.front();
+    hs.loops.erase(hs.loops.begin() + first, hs.loops.begin() + first + int(step.ids.size()));
+    hs.loops.insert(hs.loops.begin() + first, acc);
+  }
+
+  void annotate(const Step &step) {
+    HalideStage &hs = stages_[step.stage];
+    const VarOrRVar v = hs.loops[step.iter];
+    Halide::Stage stage = stage_of(hs);
+    const bool gpu = target_.has_gpu_feature();
+    switch (step.annotation) {
+      case Annotation::Parallel:
+        stage.parallel(v);
+        emit(stage_src(hs) + ".parallel(" + loop_src(v) + ");");
+        break;
+      case Annotation::Vectorize:
+        stage.vectorize(v);
+        emit(stage_src(hs) + ".vectorize(" + loop_src(v) + ");");
+        break;
+      case Annotation::Unroll:
+        stage.unroll(v);
+        emit(stage_src(hs) + ".unroll(" + loop_src(v) + ");");
+        break;
+      case Annotation::GpuBlock:
+      case Annotation::GpuThread: {
+        if (!gpu) throw ScheduleError("step " + step.to_text() + ": GPU annotations need a GPU target, not " + target_.to_string());
+        const bool block = step.annotation == Annotation::GpuBlock;
+        if (block) stage.gpu_blocks(v);
+        else stage.gpu_threads(v);
+        emit(stage_src(hs) + (block ? ".gpu_blocks(" : ".gpu_threads(") + loop_src(v) + ");");
+        break;
+      }
+      case Annotation::None: break;
+    }
+  }
+
+  void compute_at(const Step &step) {
+    HalideStage &hs = stages_[step.stage];
+    HalideStage &target = stages_[step.target_stage];
+    const VarOrRVar v = target.loops[step.target_iter];
+    if (v.is_rvar) hs.func.compute_at(target.func, v.rvar);
+    else hs.func.compute_at(target.func, v.var);
+    emit(hs.src + ".compute_at(" + target.src + ", " + loop_src(v) + ");");
+  }
+
+  void cache_write(const Step &step) {
+    // The original Func keeps the reduction (it becomes S.local); a new Func copies it out.
+    HalideStage local = stages_[step.stage];
+    HalideStage copy;
+    copy.src = local.src + "_copy";
+    if (local.func.name() == output_.name()) {
+      Halide::Func out(local.func.name() + "_out");
+      std::vector<Halide::Var> args = local.func.args();
+      out(args) = local.func(args);
+      copy.func = out;
+      output_ = out;
+      emit("Func " + copy.src + "(\"" + out.name() + "\"); " + copy.src + "(args) = " + local.src + "(args);");
+    } else {
+      copy.func = local.func.in();
+      emit("Func " + copy.src + " = " + local.src + ".in();");
+    }
+    copy.loops = pure_loops(copy.func);
+    if (step.scope == MemScope::Shared) local.func.store_in(Halide::MemoryType::GPUShared);
+    stages_[step.stage] = local;
+    stages_.insert(stages_.begin() + step.stage + 1, copy);
+  }
+
+  void cache_read(const Step &step) {
+    HalideStage &reader = stages_[step.target_stage];
+    HalideStage &src = stages_[step.stage];
+    HalideStage cache;
+    cache.func = src.input ? src.param.in(reader.func) : src.func.in(reader.func);
+    cache.src = src.src + "_cache";
+    cache.loops = pure_loops(cache.func);
+    emit("Func " + cache.src + " = " + src.src + ".in(" + reader.src + ");");
+    if (step.scope == MemScope::Shared) {
+      cache.func.store_in(Halide::MemoryType::GPUShared);
+      emit(cache.src + ".store_in(MemoryType::GPUShared);");
+    }
+    stages_.insert(stages_.begin() + step.stage + 1, cache);
+  }
+
+  void rfactor(const Step &step) {
+    HalideStage &hs = stages_[step.stage];
+    const LoopIter &kept = state_.stage(step.stage).iters[step.iter];  // the .rf stage, already inserted
+    Halide::Var v(kept.name);
+    const VarOrRVar r = hs.loops[step.iter];
+    if (!r.is_rvar) throw ScheduleError("step " + step.to_text() + ": the loop is not a reduction loop");
+    HalideStage rf;
+    rf.func = hs.func.update(0).rfactor(r.rvar, v);
+    rf.update = true;
+    rf.src = hs.src + "_rf";
+    rf.loops = hs.loops;
+    rf.loops[step.iter] = v;
+    emit("Func " + rf.src + " = " + stage_src(hs) + ".rfactor(" + loop_src(r) + ", " + loop_src(v) + ");");
+    // The original now reduces over the partial results: its loops are Halide's.
+    hs.loops.clear();
+    for (const auto &d : hs.func.function().update(0).schedule().dims()) {
+      if (d.var == Halide::Var::outermost().name()) continue;
+      if (d.is_rvar()) hs.loops.insert(hs.loops.begin(), Halide::RVar(d.var));
+      else hs.loops.insert(hs.loops.begin(), Halide::Var(d.var));
+    }
+    const StageState &after = state_.stage(step.stage + 1);
+    if (hs.loops.size() != after.iters.size())
+      throw ScheduleError("step " + step.to_text() + ": Halide's rfactor left " + std::to_string(hs.loops.size()) +
+                          " loops where the IR expects " + std::to_string(after.iters.size()));
+    stages_.insert(stages_.begin() + step.stage, rf);
+  }
+
+  // PR: unroll the innermost loops while their extents multiply to at most the
+  // limit. Only loops whose extent is a compile-time constant are unrolled.
+  void auto_unroll(int s) {
+    const StageState &st = state_.stage(s);
+    if (st.auto_unroll <= 0 || stages_[s].input) return;
+    HalideStage &hs = stages_[s];
+    int64_t product = 1;
+    for (int i = int(st.iters.size()) - 1; i >= 0; --i) {
+      const LoopIter &it = st.iters[i];
+      if (it.annotation == Annotation::Vectorize) continue;
+      if (it.annotation != Annotation::None && it.annotation != Annotation::Unroll) break;
+      // Stop at a loop that holds another stage: unrolling it would copy that stage's whole loop nest.
+      if (!state_.attached_at(s, i).empty()) break;
+      const bool constant = it.kind == IterKind::Reduce || st.location == ComputeLocation::Root || is_inner_split(it.name);
+      if (!constant || product * it.extent > st.auto_unroll) break;
+      product *= it.extent;
+      if (it.annotation == Annotation::None) {
+        stage_of(hs).unroll(hs.loops[i]);
+        emit(stage_src(hs) + ".unroll(" + loop_src(hs.loops[i]) + ");  // auto-unroll " + std::to_string(st.auto_unroll));
+      }
+    }
+  }
+
+  static bool is_inner_split(const std::string &name) {
+    const size_t us = name.rfind('_');
+    return us != std::string::npos && us + 1 < name.size() && std::isdigit(static_cast<unsigned char>(name[us + 1])) &&
+           name.substr(us + 1) != "0";
+  }
+
+  // Fixed shapes let Halide drop stride arithmetic and tail checks.
+  void specialize_shapes() {
+    const auto in_shapes = op_.input_shapes();
+    for (size_t i = 0; i < alg_.inputs.size(); ++i) constrain(alg_.inputs[i], in_shapes[i]);
+    const Shape out_shape = op_.output_shape();
+    const auto args = output_.args();
+    int64_t stride = 1;
+    for (size_t d = 0; d < args.size(); ++d) {
+      output_.bound(args[d], 0, int(out_shape[d]));
+      output_.output_buffer().dim(int(d)).set_bounds(0, int(out_shape[d])).set_stride(int(stride));
+      stride *= out_shape[d];
+    }
+  }
+
+  static void constrain(Halide::ImageParam &p, const Shape &shape) {
+    int64_t stride = 1;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      p.dim(int(d)).set_bounds(0, int(shape[d])).set_stride(int(stride));
+      stride *= shape[d];
+    }
+  }
+
+  const Operator &op_;
+  const ComputeDag &dag_;
+  Halide::Target target_;
+  LoopState state_;
+  HalideAlgorithm alg_;
+  std::vector<HalideStage> stages_;
+  Halide::Func output_;
+  std::ostringstream source_;
+};
+
+}  // namespace
+
+LoweredKernel lower_schedule(const Operator &op, const ComputeDag &dag, const Schedule &schedule,
+                             const Halide::Target &target) {
+  Lowering lowering(op, dag, target);
+  for (const auto &step : schedule.steps) lowering.apply(step);
+  return lowering.finish();
+}
+
+std::string schedule_to_halide_source(const Operator &op, const ComputeDag &dag, const Schedule &schedule) {
+  return lower_schedule(op, dag, schedule, Halide::get_host_target()).schedule_source;
+}
+
+}  // namespace tlp

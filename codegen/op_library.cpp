@@ -1,0 +1,122 @@
+// The operator table and the checked way to instantiate an operator.
+#include <cstdio>
+
+#include "codegen/operator.h"
+#include "codegen/ops/op_helpers.h"
+
+namespace tlp {
+namespace {
+
+OpParamInfo integer(const std::string &name, int64_t def, const std::string &help, int64_t min_value = 1) {
+  return OpParamInfo{name, std::to_string(def), help, {}, min_value};
+}
+
+OpParamInfo layout() {
+  return OpParamInfo{"layout", "NCHW", "data layout (NHWC: weights RSCK)", {"NCHW", "NHWC"}, 1};
+}
+
+std::vector<OpParamInfo> conv_params() {
+  std::vector<OpParamInfo> p = {
+      integer("N", 1, "batch"),          integer("C", 64, "input channels"),
+      integer("H", 56, "input height"),  integer("W", 56, "input width"),
+      integer("K", 64, "output channels"), integer("R", 3, "kernel height"),
+      integer("S", 3, "kernel width"),   integer("stride", 1, "stride"),
+      integer("pad", 1, "zero padding on each side", 0), integer("dilation", 1, "dilation"),
+      layout()};
+  return p;
+}
+
+std::vector<OpInfo> build_library() {
+  return {
+      {"matmul", "C = A x B (row-major, A is MxK, B is KxN)",
+       {integer("M", 512, "rows of A and C"), integer("N", 512, "columns of B and C"),
+        integer("K", 512, "reduced dimension")},
+       ops::make_matmul},
+      {"batch_matmul", "C[b] = A[b] x B[b] for each batch b",
+       {integer("B", 12, "batch"), integer("M", 128, "rows of A and C"), integer("N", 128, "columns of B and C"),
+        integer("K", 64, "reduced dimension")},
+       ops::make_batch_matmul},
+      {"conv2d", "2-D convolution (NCHW data with KCRS weights, or NHWC with RSCK)", conv_params(),
+       ops::make_conv2d},
+      {"depthwise_conv2d", "depthwise 2-D convolution, NCHW, channel multiplier 1",
+       {integer("N", 1, "batch"), integer("C", 32, "channels"), integer("H", 112, "input height"),
+        integer("W", 112, "input width"), integer("R", 3, "kernel height"), integer("S", 3, "kernel width"),
+        integer("stride", 1, "stride"), integer("pad", 1, "zero padding on each side", 0)},
+       ops::make_depthwise_conv2d},
+      {"dense_bias_relu", "relu(A x B + bias), a fully connected layer",
+       {integer("M", 128, "rows (batch)"), integer("N", 768, "output features"),
+        integer("K", 768, "input features")},
+       ops::make_dense_bias_relu},
+      {"conv2d_bias_relu", "relu(conv2d + bias per output channel)", conv_params(),
+       ops::make_conv2d_bias_relu},
+      {"softmax", "softmax over the last axis of an MxN matrix",
+       {integer("M", 128, "rows"), integer("N", 1000, "softmax length")}, ops::make_softmax},
+      {"layernorm", "layer normalization over the last axis (eps 1e-5, with gamma and beta)",
+       {integer("M", 128, "rows"), integer("N", 768, "normalized length")}, ops::make_layernorm},
+      {"max_pool2d", "2-D max pooling, NCHW, padding never wins",
+       {integer("N", 1, "batch"), integer("C", 64, "channels"), integer("H", 112, "input height"),
+        integer("W", 112, "input width"), integer("R", 3, "window height"), integer("S", 3, "window width"),
+        integer("stride", 2, "stride"), integer("pad", 1, "padding on each side (at most half the window)", 0)},
+       ops::make_max_pool2d},
+  };
+}
+
+// Elements of a shape; double so absurd shapes cannot overflow before we reject them.
+double elements(const Shape &s) {
+  double n = 1;
+  for (int64_t d : s) n *= double(d);
+  return n;
+}
+
+std::string shape_text(const Shape &s) {
+  std::string out;
+  for (size_t i = s.size(); i-- > 0;) out += std::to_string(s[i]) + (i ? "x" : "");  // outermost first
+  return out;
+}
+
+}  // namespace
+
+const std::vector<OpInfo> &op_library() {
+  static const std::vector<OpInfo> library = build_library();
+  return library;
+}
+
+const OpInfo &find_op(const std::string &kind) {
+  std::string known;
+  for (const auto &op : op_library()) {
+    if (op.kind == kind) return op;
+    known += (known.empty() ? "" : ", ") + op.kind;
+  }
+  throw WorkloadError("unknown operator '" + kind + "' (known: " + known + "; run 'tlptune ops' to list them)");
+}
+
+std::unique_ptr<Operator> make_operator(const Workload &w) {
+  // Re-parse the key: a hand-made Workload gets the same checks and defaults as a spec.
+  const Workload canon = parse_workload(w.key());
+  std::unique_ptr<Operator> op = find_op(canon.kind).make(canon);
+
+  constexpr double kMaxElements = 2147483648.0;             // 2^31 per tensor
+  constexpr double kMaxTotalBytes = 4.0 * 1024 * 1024 * 1024;  // 4 GiB in all
+  std::vector<Shape> shapes = op->input_shapes();
+  shapes.push_back(op->output_shape());
+  double total = 0;
+  for (const Shape &s : shapes) {
+    const double n = elements(s);
+    if (n > kMaxElements)
+      throw WorkloadError(canon.key() + ": shape too large: a tensor of " + shape_text(s) +
+                          " has more than 2^31 elements; use smaller parameters");
+    total += n * sizeof(float);
+  }
+  if (total > kMaxTotalBytes)
+  {
+    char gib[32];
+    std::snprintf(gib, sizeof gib, "%.1f", total / (1024.0 * 1024 * 1024));
+    throw WorkloadError(canon.key() + ": shape too large: its tensors need " + gib +
+                        " GiB of float32 (limit 4 GiB); use smaller parameters");
+  }
+  return op;
+}
+
+std::unique_ptr<Operator> make_operator(const std::string &spec) { return make_operator(parse_workload(spec)); }
+
+}  // namespace tlp

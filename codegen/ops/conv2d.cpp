@@ -1,0 +1,156 @@
+// conv2d: out[n][k][oh][ow] = sum_{c,r,s} pad(data)[n][c][oh*st + r*dil][ow*st + s*dil] * w[k][c][r][s]
+// (NCHW data, KCRS weights), or the same in NHWC data with RSCK weights.
+// Also the convolution shared with conv2d_bias_relu (declared in op_helpers.h).
+#include "codegen/ops/op_helpers.h"
+
+namespace tlp {
+namespace ops {
+
+ConvGeometry conv_geometry(const Workload &w) {
+  ConvGeometry g;
+  g.N = w.get_int("N"), g.C = w.get_int("C"), g.H = w.get_int("H"), g.W = w.get_int("W");
+  g.K = w.get_int("K"), g.R = w.get_int("R"), g.S = w.get_int("S");
+  g.stride = w.get_int("stride"), g.pad = w.get_int("pad"), g.dilation = w.get_int("dilation");
+  g.nhwc = w.get_str("layout") == "NHWC";
+  g.OH = window_out_size(w.kind, "H", g.H, g.pad, g.R, g.dilation, g.stride);
+  g.OW = window_out_size(w.kind, "W", g.W, g.pad, g.S, g.dilation, g.stride);
+  return g;
+}
+
+Shape conv_data_shape(const ConvGeometry &g) {
+  return g.nhwc ? Shape{g.C, g.W, g.H, g.N} : Shape{g.W, g.H, g.C, g.N};
+}
+Shape conv_weight_shape(const ConvGeometry &g) {
+  return g.nhwc ? Shape{g.K, g.C, g.S, g.R} : Shape{g.S, g.R, g.C, g.K};
+}
+Shape conv_out_shape(const ConvGeometry &g) {
+  return g.nhwc ? Shape{g.K, g.OW, g.OH, g.N} : Shape{g.OW, g.OH, g.K, g.N};
+}
+
+Halide::Func add_conv_stages(HalideAlgorithm &alg, const ConvGeometry &g) {
+  using namespace Halide;
+  const ImageParam data = alg.inputs[0], weight = alg.inputs[1];
+  const int x_dim = g.nhwc ? 1 : 0, y_dim = g.nhwc ? 2 : 1;
+
+  // Without padding the convolution reads the input directly (no copy stage).
+  int src_index = 0;
+  Func padded;
+  if (g.pad > 0) {
+    padded = make_pad("pad", data, x_dim, y_dim, g.W, g.H, g.pad, 0.0f);
+    Shape ext = conv_data_shape(g);
+    ext[x_dim] += 2 * g.pad, ext[y_dim] += 2 * g.pad;
+    src_index = int(alg.inputs.size() + alg.stages.size());
+    alg.stages.push_back({padded, ext, {0}});
+  }
+  auto src = [&](Expr c, Expr x, Expr y, Expr n) -> Expr {
+    std::vector<Expr> a = g.nhwc ? std::vector<Expr>{c, x, y, n} : std::vector<Expr>{x, y, c, n};
+    return g.pad > 0 ? Expr(padded(a)) : Expr(data(a));
+  };
+
+  const int st = int(g.stride), dil = int(g.dilation);
+  Var k("k"), ow("ow"), oh("oh"), n("n");
+  Func conv = named_func("conv");
+  if (g.nhwc) {
+    // rc innermost: contiguous in NHWC data and RSCK weights.
+    RDom r = named_rdom({{"rc", g.C}, {"rx", g.S}, {"ry", g.R}});
+    RVar rc = r[0], rx = r[1], ry = r[2];
+    conv(k, ow, oh, n) = 0.0f;
+    conv(k, ow, oh, n) += src(rc, ow * st + rx * dil, oh * st + ry * dil, n) * weight(k, rc, rx, ry);
+  } else {
+    // rx innermost: contiguous in NCHW data and KCRS weights.
+    RDom r = named_rdom({{"rx", g.S}, {"ry", g.R}, {"rc", g.C}});
+    RVar rx = r[0], ry = r[1], rc = r[2];
+    conv(ow, oh, k, n) = 0.0f;
+    conv(ow, oh, k, n) += src(rc, ow * st + rx * dil, oh * st + ry * dil, n) * weight(rx, ry, rc, k);
+  }
+  alg.stages.push_back({conv, conv_out_shape(g), {src_index, 1}});
+  return conv;
+}
+
+namespace {
+
+// The output positions o in [lo, hi) whose input index o*stride + off lies in [0, size).
+void valid_range(int64_t off, int64_t size, int64_t stride, int64_t out, int64_t &lo, int64_t &hi) {
+  lo = 0, hi = out;
+  while (lo < hi && lo * stride + off < 0) ++lo;
+  while (hi > lo && (hi - 1) * stride + off >= size) --hi;
+}
+
+}  // namespace
+
+void conv_reference(const ConvGeometry &g, const float *data, const float *weight, double *out) {
+  std::fill(out, out + g.N * g.K * g.OH * g.OW, 0.0);
+  int64_t lo, hi;
+  if (!g.nhwc) {
+    for (int64_t n = 0; n < g.N; ++n)
+      for (int64_t k = 0; k < g.K; ++k) {
+        double *acc = out + (n * g.K + k) * g.OH * g.OW;
+        for (int64_t c = 0; c < g.C; ++c)
+          for (int64_t r = 0; r < g.R; ++r)
+            for (int64_t s = 0; s < g.S; ++s) {
+              const double w = weight[((k * g.C + c) * g.R + r) * g.S + s];
+              valid_range(s * g.dilation - g.pad, g.W, g.stride, g.OW, lo, hi);
+              for (int64_t oh = 0; oh < g.OH; ++oh) {
+                const int64_t ih = oh * g.stride + r * g.dilation - g.pad;
+                if (ih < 0 || ih >= g.H) continue;
+                const float *row = data + ((n * g.C + c) * g.H + ih) * g.W + s * g.dilation - g.pad;
+                for (int64_t ow = lo; ow < hi; ++ow) acc[oh * g.OW + ow] += w * row[ow * g.stride];
+              }
+            }
+      }
+    return;
+  }
+  for (int64_t n = 0; n < g.N; ++n)
+    for (int64_t oh = 0; oh < g.OH; ++oh)
+      for (int64_t ow = 0; ow < g.OW; ++ow) {
+        double *acc = out + ((n * g.OH + oh) * g.OW + ow) * g.K;
+        for (int64_t r = 0; r < g.R; ++r) {
+          const int64_t ih = oh * g.stride + r * g.dilation - g.pad;
+          if (ih < 0 || ih >= g.H) continue;
+          for (int64_t s = 0; s < g.S; ++s) {
+            const int64_t iw = ow * g.stride + s * g.dilation - g.pad;
+            if (iw < 0 || iw >= g.W) continue;
+            const float *x = data + ((n * g.H + ih) * g.W + iw) * g.C;
+            for (int64_t c = 0; c < g.C; ++c) {
+              const double xv = x[c];
+              const float *w = weight + ((r * g.S + s) * g.C + c) * g.K;
+              for (int64_t k = 0; k < g.K; ++k) acc[k] += xv * w[k];
+            }
+          }
+        }
+      }
+}
+
+namespace {
+
+class Conv2d : public Operator {
+ public:
+  explicit Conv2d(const Workload &w) : Operator(w), g_(conv_geometry(w)) {}
+
+  std::vector<Shape> input_shapes() const override { return {conv_data_shape(g_), conv_weight_shape(g_)}; }
+  Shape output_shape() const override { return conv_out_shape(g_); }
+  double flops() const override { return 2.0 * g_.N * g_.K * g_.OH * g_.OW * g_.C * g_.R * g_.S; }
+
+  HalideAlgorithm build() const override {
+    HalideAlgorithm alg;
+    alg.inputs = {make_input("data", conv_data_shape(g_)), make_input("weight", conv_weight_shape(g_))};
+    add_conv_stages(alg, g_);
+    return alg;
+  }
+
+  void reference(const std::vector<const float *> &in, float *out) const override {
+    std::vector<double> acc(g_.N * g_.K * g_.OH * g_.OW);
+    conv_reference(g_, in[0], in[1], acc.data());
+    for (size_t i = 0; i < acc.size(); ++i) out[i] = float(acc[i]);
+  }
+
+ private:
+  ConvGeometry g_;
+};
+
+}  // namespace
+
+std::unique_ptr<Operator> make_conv2d(const Workload &w) { return std::make_unique<Conv2d>(w); }
+
+}  // namespace ops
+}  // namespace tlp

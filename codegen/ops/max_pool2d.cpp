@@ -1,0 +1,80 @@
+// max_pool2d (NCHW): out[n][c][oh][ow] = max_{r,s} pad(data)[n][c][oh*st + r][ow*st + s],
+// where padding is -infinity, so it never wins.
+#include <limits>
+
+#include "codegen/ops/op_helpers.h"
+
+namespace tlp {
+namespace ops {
+namespace {
+
+class MaxPool2d : public Operator {
+ public:
+  explicit MaxPool2d(const Workload &w)
+      : Operator(w),
+        N_(w.get_int("N")), C_(w.get_int("C")), H_(w.get_int("H")), W_(w.get_int("W")),
+        R_(w.get_int("R")), S_(w.get_int("S")), stride_(w.get_int("stride")), pad_(w.get_int("pad")),
+        OH_(window_out_size(w.kind, "H", H_, pad_, R_, 1, stride_)),
+        OW_(window_out_size(w.kind, "W", W_, pad_, S_, 1, stride_)) {
+    // As in PyTorch: a window must never lie wholly in the padding (its max would be -inf).
+    if (2 * pad_ > R_ || 2 * pad_ > S_)
+      throw WorkloadError(w.kind + ": pad (" + std::to_string(pad_) + ") must be at most half the window (R=" +
+                          std::to_string(R_) + ", S=" + std::to_string(S_) + "); use a smaller pad");
+  }
+
+  std::vector<Shape> input_shapes() const override { return {{W_, H_, C_, N_}}; }
+  Shape output_shape() const override { return {OW_, OH_, C_, N_}; }
+  double flops() const override { return double(N_) * C_ * OH_ * OW_ * R_ * S_; }  // one max per window element
+
+  HalideAlgorithm build() const override {
+    using namespace Halide;
+    HalideAlgorithm alg;
+    ImageParam data = make_input("data", {W_, H_, C_, N_});
+    alg.inputs = {data};
+    Func src = data;  // read directly when there is no padding
+    int src_index = 0;
+    if (pad_ > 0) {
+      src = make_pad("pad", data, 0, 1, W_, H_, pad_, Float(32).min());
+      src_index = 1;
+      alg.stages.push_back({src, {W_ + 2 * pad_, H_ + 2 * pad_, C_, N_}, {0}});
+    }
+    const int st = int(stride_);
+    Var ow("ow"), oh("oh"), c("c"), n("n");
+    RDom r = named_rdom({{"rx", S_}, {"ry", R_}});
+    Func pool = named_func("pool");
+    pool(ow, oh, c, n) = Float(32).min();
+    pool(ow, oh, c, n) = max(pool(ow, oh, c, n), src(ow * st + r.x, oh * st + r.y, c, n));
+    alg.stages.push_back({pool, {OW_, OH_, C_, N_}, {src_index}});
+    return alg;
+  }
+
+  void reference(const std::vector<const float *> &in, float *out) const override {
+    for (int64_t nc = 0; nc < N_ * C_; ++nc) {
+      const float *plane = in[0] + nc * H_ * W_;
+      float *o = out + nc * OH_ * OW_;
+      for (int64_t oh = 0; oh < OH_; ++oh)
+        for (int64_t ow = 0; ow < OW_; ++ow) {
+          float best = -std::numeric_limits<float>::infinity();
+          for (int64_t r = 0; r < R_; ++r) {
+            const int64_t ih = oh * stride_ + r - pad_;
+            if (ih < 0 || ih >= H_) continue;
+            for (int64_t s = 0; s < S_; ++s) {
+              const int64_t iw = ow * stride_ + s - pad_;
+              if (iw >= 0 && iw < W_) best = std::max(best, plane[ih * W_ + iw]);
+            }
+          }
+          o[oh * OW_ + ow] = best;
+        }
+    }
+  }
+
+ private:
+  int64_t N_, C_, H_, W_, R_, S_, stride_, pad_, OH_, OW_;
+};
+
+}  // namespace
+
+std::unique_ptr<Operator> make_max_pool2d(const Workload &w) { return std::make_unique<MaxPool2d>(w); }
+
+}  // namespace ops
+}  // namespace tlp

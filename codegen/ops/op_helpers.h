@@ -1,0 +1,93 @@
+// Private to codegen: the operator factories and what several operators share.
+#pragma once
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "Halide.h"
+#include "codegen/operator.h"
+
+namespace tlp {
+namespace ops {
+
+// One factory per operator, defined in codegen/ops/<kind>.cpp.
+std::unique_ptr<Operator> make_matmul(const Workload &w);
+std::unique_ptr<Operator> make_batch_matmul(const Workload &w);
+std::unique_ptr<Operator> make_conv2d(const Workload &w);
+std::unique_ptr<Operator> make_depthwise_conv2d(const Workload &w);
+std::unique_ptr<Operator> make_dense_bias_relu(const Workload &w);
+std::unique_ptr<Operator> make_conv2d_bias_relu(const Workload &w);
+std::unique_ptr<Operator> make_softmax(const Workload &w);
+std::unique_ptr<Operator> make_layernorm(const Workload &w);
+std::unique_ptr<Operator> make_max_pool2d(const Workload &w);
+
+// A Func named exactly `name`. Func(name) would append "$N" to a name already used in
+// this process, so the same workload's stages would be named differently on every build
+// (the searcher builds thousands); the names only need to be distinct within one build.
+inline Halide::Func named_func(const std::string &name) { return Halide::Func(Halide::Internal::Function(name)); }
+
+// A constant-extent RDom over [0, extent) per dimension, innermost first, whose RVars carry
+// exactly these names (a plain RDom would call them "r$x", "r$y", ...).
+inline Halide::RDom named_rdom(const std::vector<std::pair<std::string, int64_t>> &dims) {
+  std::vector<Halide::Internal::ReductionVariable> vars;
+  for (const auto &d : dims) vars.push_back({d.first, 0, int(d.second)});
+  return Halide::RDom(Halide::Internal::ReductionDomain(vars));
+}
+
+// An ImageParam of `shape` (Halide order). Its bounds are pinned to the shape, so a
+// wrongly sized buffer fails loudly instead of being read out of bounds.
+inline Halide::ImageParam make_input(const std::string &name, const Shape &shape) {
+  Halide::ImageParam p(Halide::Float(32), int(shape.size()), name);
+  for (size_t d = 0; d < shape.size(); ++d) p.dim(int(d)).set_bounds(0, int(shape[d]));
+  return p;
+}
+
+// Output size of a window along one axis; throws when no window fits.
+inline int64_t window_out_size(const std::string &kind, const std::string &axis, int64_t in, int64_t pad,
+                               int64_t window, int64_t dilation, int64_t stride) {
+  const int64_t span = dilation * (window - 1) + 1;
+  if (in + 2 * pad < span)
+    throw WorkloadError(kind + ": the window along " + axis + " (" + std::to_string(span) +
+                        " after dilation) is larger than the padded input (" + std::to_string(in + 2 * pad) +
+                        "), so the output would be empty; use a smaller kernel or more padding");
+  return (in + 2 * pad - span) / stride + 1;
+}
+
+// A zero-based padded copy of a 4-D input, as a plain pure Func: out-of-range points
+// take `value`. Keeping every domain start at 0 lets the DAG describe it by extents only.
+// x_dim/y_dim are the argument positions of the width and height axes.
+inline Halide::Func make_pad(const std::string &name, const Halide::ImageParam &in, int x_dim, int y_dim,
+                             int64_t W, int64_t H, int64_t pad, Halide::Expr value) {
+  using namespace Halide;
+  // 4-D tensors here are NCHW or NHWC: the two non-spatial axes are c then n.
+  std::vector<Var> v;
+  const char *rest[] = {"c", "n"};
+  for (int d = 0, j = 0; d < 4; ++d) v.push_back(Var(d == x_dim ? "x" : d == y_dim ? "y" : rest[j++]));
+  std::vector<Expr> idx(v.begin(), v.end());
+  Expr x = v[x_dim] - int(pad), y = v[y_dim] - int(pad);
+  idx[x_dim] = clamp(x, 0, int(W) - 1);
+  idx[y_dim] = clamp(y, 0, int(H) - 1);
+  Func f = named_func(name);
+  f(v[0], v[1], v[2], v[3]) = select(x >= 0 && x < int(W) && y >= 0 && y < int(H), in(idx), value);
+  return f;
+}
+
+// conv2d and conv2d_bias_relu share their geometry and their convolution stage.
+struct ConvGeometry {
+  int64_t N, C, H, W, K, R, S, stride, pad, dilation, OH, OW;
+  bool nhwc;
+};
+ConvGeometry conv_geometry(const Workload &w);  // validates; throws WorkloadError
+Shape conv_data_shape(const ConvGeometry &g);
+Shape conv_weight_shape(const ConvGeometry &g);
+Shape conv_out_shape(const ConvGeometry &g);
+// Appends the pad stage (when pad > 0) and the reduction "conv" to `alg`, whose
+// inputs 0 and 1 are the data and the weights. Returns the conv Func.
+Halide::Func add_conv_stages(HalideAlgorithm &alg, const ConvGeometry &g);
+// The convolution in double, into `out` (dense, Halide order of conv_out_shape).
+void conv_reference(const ConvGeometry &g, const float *data, const float *weight, double *out);
+
+}  // namespace ops
+}  // namespace tlp

@@ -1,0 +1,75 @@
+// tlptune-build-worker: reads build jobs (one JSON line each) on stdin, lowers
+// and compiles each candidate, links it with the target's runtime into a shared
+// library, and answers one JSON line per job. It holds no state between jobs but
+// caches (operators, DAGs, targets), so a crash loses only the job at hand.
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "codegen/kernel_compiler.h"
+#include "codegen/lower.h"
+#include "codegen/operator.h"
+#include "codegen/target.h"
+#include "measure/measure_error.h"
+
+namespace {
+
+struct CachedOp {
+  std::unique_ptr<tlp::Operator> op;
+  tlp::ComputeDag dag;
+};
+
+nlohmann::json build(const nlohmann::json &job, std::map<std::string, CachedOp> &ops) {
+  namespace fs = std::filesystem;
+  const std::string key = job.at("workload").get<std::string>();
+  auto it = ops.find(key);
+  if (it == ops.end()) {
+    CachedOp c;
+    c.op = tlp::make_operator(key);
+    c.dag = tlp::make_compute_dag(*c.op);
+    it = ops.emplace(key, std::move(c)).first;
+  }
+  const Halide::Target target = tlp::parse_target(job.at("target").get<std::string>());
+  const tlp::Schedule schedule = tlp::Schedule::from_json(job.at("schedule"));
+  const std::string dir = job.at("dir").get<std::string>();
+  const std::string entry = job.at("entry").get<std::string>();
+  fs::create_directories(dir);
+  tlp::LoweredKernel k = tlp::lower_schedule(*it->second.op, it->second.dag, schedule, target);
+  const std::string object = (fs::path(dir) / "kernel.o").string();
+  const std::string library = (fs::path(dir) / "kernel.so").string();
+  tlp::compile_kernel_object(k, target, object, entry);
+  tlp::link_shared_library({object, job.at("runtime").get<std::string>()}, library);
+  fs::remove(object);
+  return {{"error", "none"}, {"artifact", library}};
+}
+
+}  // namespace
+
+int main() {
+  std::map<std::string, CachedOp> ops;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (line.empty()) continue;
+    nlohmann::json reply;
+    long long id = -1;
+    try {
+      const auto job = nlohmann::json::parse(line);
+      id = job.at("id").get<long long>();
+      reply = build(job, ops);
+    } catch (const tlp::ScheduleError &e) {
+      reply = {{"error", tlp::measure_error_name(tlp::MeasureError::InvalidSchedule)}, {"message", e.what()}};
+    } catch (const Halide::Error &e) {
+      reply = {{"error", tlp::measure_error_name(tlp::MeasureError::CompileError)}, {"message", e.what()}};
+    } catch (const std::exception &e) {
+      reply = {{"error", tlp::measure_error_name(tlp::MeasureError::CompileError)}, {"message", e.what()}};
+    }
+    reply["id"] = id;
+    std::cout << reply.dump() << std::endl;
+  }
+  return 0;
+}

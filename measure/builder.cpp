@@ -1,0 +1,98 @@
+#include "measure/builder.h"
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "measure/executable_path.h"
+
+namespace tlp {
+namespace {
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+std::string build_job_line(const BuildJob &job, long long id, const std::string &runtime_object) {
+  nlohmann::json j = {{"id", id},
+                      {"workload", job.workload_key},
+                      {"target", job.target},
+                      {"schedule", job.schedule.to_json()},
+                      {"dir", job.dir},
+                      {"entry", Builder::kEntryPoint},
+                      {"runtime", runtime_object}};
+  return j.dump();
+}
+
+BuildResult parse_build_reply(const std::string &line, long long expected_id) {
+  BuildResult r;
+  try {
+    auto j = nlohmann::json::parse(line);
+    if (j.at("id").get<long long>() != expected_id) throw std::runtime_error("reply for another job");
+    r.error = measure_error_from_name(j.at("error").get<std::string>());
+    r.message = j.value("message", "");
+    r.artifact = j.value("artifact", "");
+  } catch (const std::exception &e) {
+    r.error = MeasureError::Unknown;
+    r.message = std::string("malformed reply from the build worker (") + e.what() + "): " + line.substr(0, 200);
+  }
+  return r;
+}
+
+Builder::Builder(BuilderOptions options) : options_(std::move(options)) {
+  if (options_.worker_argv.empty()) options_.worker_argv = {sibling_executable("tlptune-build-worker")};
+  if (options_.workers < 1) options_.workers = 1;
+  workers_.resize(options_.workers);
+}
+
+Builder::~Builder() = default;
+
+BuildResult Builder::build_one(int w, const BuildJob &job, long long id) {
+  const double start = now_seconds();
+  auto &proc = workers_[w];
+  if (!proc || !proc->alive()) proc = std::make_unique<WorkerProcess>(options_.worker_argv, options_.stderr_path);
+  BuildResult r;
+  if (!proc->send(build_job_line(job, id, options_.runtime_object))) {
+    r.error = MeasureError::CompileError;
+    r.message = "build worker is gone: " + proc->exit_description();
+    proc.reset();
+  } else {
+    WorkerProcess::ReadStatus why;
+    auto line = proc->read_line(options_.timeout_seconds, &why);
+    if (line) {
+      r = parse_build_reply(*line, id);
+    } else if (why == WorkerProcess::ReadStatus::Timeout) {
+      r.error = MeasureError::BuildTimeout;
+      r.message = "build took longer than " + std::to_string(options_.timeout_seconds) + " s";
+      proc.reset();  // kills the worker; a fresh one takes the next job
+    } else {
+      proc->kill();
+      r.error = MeasureError::CompileError;
+      r.message = "build worker died: " + proc->exit_description();
+      proc.reset();
+    }
+  }
+  r.seconds = now_seconds() - start;
+  return r;
+}
+
+std::vector<BuildResult> Builder::build(const std::vector<BuildJob> &jobs) {
+  std::vector<BuildResult> results(jobs.size());
+  std::atomic<size_t> next{0};
+  std::atomic<long long> ids{1};
+  auto drain = [&](int w) {
+    for (size_t i = next++; i < jobs.size(); i = next++) results[i] = build_one(w, jobs[i], ids++);
+  };
+  const int n = std::min<int>(options_.workers, int(jobs.size()));
+  std::vector<std::thread> threads;
+  for (int w = 1; w < n; ++w) threads.emplace_back(drain, w);
+  if (n > 0) drain(0);
+  for (auto &t : threads) t.join();
+  return results;
+}
+
+}  // namespace tlp

@@ -1,0 +1,60 @@
+// The builder: compiles candidates into self-contained shared libraries in
+// parallel worker processes (tlptune-build-worker), each job with a time limit.
+// A worker that hangs is killed (BuildTimeout); one that dies costs its job a
+// CompileError; either is restarted for the next job.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "measure/measure_error.h"
+#include "measure/worker_process.h"
+#include "search/schedule.h"
+
+namespace tlp {
+
+struct BuildJob {
+  std::string workload_key;
+  std::string target;    // a target string the worker parses ("host", "x86-64-linux-avx2", ...)
+  Schedule schedule;
+  std::string dir;       // where kernel.so goes; created by the worker
+};
+
+struct BuildResult {
+  MeasureError error = MeasureError::Unknown;
+  std::string message;
+  std::string artifact;  // DIR/kernel.so on success
+  double seconds = 0;    // wall time of the job as seen by the parent
+};
+
+struct BuilderOptions {
+  int workers = 2;
+  double timeout_seconds = 60;
+  std::string runtime_object;        // Halide's runtime for the target, built once (see compile_runtime_object)
+  std::vector<std::string> worker_argv;  // default: tlptune-build-worker next to this executable
+  std::string stderr_path;           // the workers' stderr (Halide's messages); inherited if empty
+};
+
+class Builder {
+ public:
+  explicit Builder(BuilderOptions options);
+  ~Builder();
+
+  // Builds all jobs, up to `workers` at a time; results are in job order.
+  std::vector<BuildResult> build(const std::vector<BuildJob> &jobs);
+
+  static constexpr const char *kEntryPoint = "tlp_kernel";
+
+ private:
+  BuildResult build_one(int worker, const BuildJob &job, long long id);
+
+  BuilderOptions options_;
+  std::vector<std::unique_ptr<WorkerProcess>> workers_;
+};
+
+// The job line a worker reads, and parsing of its reply (shared with the worker).
+std::string build_job_line(const BuildJob &job, long long id, const std::string &runtime_object);
+BuildResult parse_build_reply(const std::string &line, long long expected_id);
+
+}  // namespace tlp

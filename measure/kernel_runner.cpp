@@ -1,0 +1,525 @@
+#include "measure/kernel_runner.h"
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <stdexcept>
+
+#include <HalideRuntime.h>
+#include <nlohmann/json.hpp>
+
+#include "measure/measure_error.h"
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "task files are little-endian float32 and are read as-is");
+
+namespace tlp {
+
+namespace {
+
+using nlohmann::json;
+
+// ---------------------------------------------------------------------------
+// Halide error capture.
+//
+// halide_set_error_handler takes a plain C function, and _argv calls pass a null
+// user_context, so the text can only land in file-level storage. The runtime may
+// report from its thread-pool threads, hence the mutex. The runner handles one job
+// at a time, so one buffer is enough; it is cleared before each job.
+std::mutex g_halide_error_mutex;
+std::string g_halide_error_text;
+
+extern "C" void capture_halide_error(void * /*user_context*/, const char *msg) {
+  std::lock_guard<std::mutex> lock(g_halide_error_mutex);
+  if (g_halide_error_text.size() < 8192 && msg) {
+    if (!g_halide_error_text.empty()) g_halide_error_text += "; ";
+    g_halide_error_text += msg;
+  }
+}
+
+void clear_halide_error() {
+  std::lock_guard<std::mutex> lock(g_halide_error_mutex);
+  g_halide_error_text.clear();
+}
+
+std::string take_halide_error() {
+  std::lock_guard<std::mutex> lock(g_halide_error_mutex);
+  std::string text;
+  text.swap(g_halide_error_text);
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+// ---------------------------------------------------------------------------
+// The job.
+
+// A job line that is not a valid job: reported as "unknown", since it is a bug in
+// the caller, not a property of the kernel.
+class BadJob : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Job {
+  std::string artifact, entry, data_dir;
+  int warmup = 1;
+  int min_repeats = 3;
+  int max_repeats = 50;
+  double min_seconds = 0.2;
+  double rtol = 1e-3;
+  int threads = 0;
+};
+
+template <typename T>
+T job_field(const json &j, const char *key, const T &fallback, bool required) {
+  const auto it = j.find(key);
+  if (it == j.end() || it->is_null()) {
+    if (required) throw BadJob(std::string("job has no '") + key + "'");
+    return fallback;
+  }
+  try {
+    return it->get<T>();
+  } catch (const json::exception &) {
+    throw BadJob(std::string("job field '") + key + "' has the wrong type: " + it->dump());
+  }
+}
+
+Job parse_job(const json &j) {
+  Job job;
+  job.artifact = job_field<std::string>(j, "artifact", "", true);
+  job.entry = job_field<std::string>(j, "entry", "", true);
+  job.data_dir = job_field<std::string>(j, "data_dir", "", true);
+  job.warmup = std::max(0, job_field<int>(j, "warmup", job.warmup, false));
+  job.min_repeats = std::max(1, job_field<int>(j, "min_repeats", job.min_repeats, false));
+  // max_repeats caps the count even below min_repeats: it is the hard limit.
+  job.max_repeats = std::max(1, job_field<int>(j, "max_repeats", job.max_repeats, false));
+  job.min_seconds = job_field<double>(j, "min_seconds", job.min_seconds, false);
+  job.rtol = job_field<double>(j, "rtol", job.rtol, false);
+  job.threads = job_field<int>(j, "threads", job.threads, false);
+  return job;
+}
+
+struct Result {
+  json id;  // echoed as given (null when the job had none)
+  MeasureError error = MeasureError::None;
+  std::vector<double> costs;
+  double median = 0;
+  double max_abs_error = 0;
+  std::string message;
+
+  std::string dump() const {
+    json j;
+    j["id"] = id;
+    j["error"] = measure_error_name(error);
+    j["costs"] = costs;
+    j["median"] = median;
+    // JSON has no infinity; null says "not finite" and the client reads it so.
+    j["max_abs_error"] = std::isfinite(max_abs_error) ? json(max_abs_error) : json(nullptr);
+    j["message"] = message;
+    // Kernel and Halide messages may hold arbitrary bytes: never fail on them.
+    return j.dump(-1, ' ', false, json::error_handler_t::replace);
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Task data.
+
+int64_t element_count(const std::vector<int32_t> &shape) {
+  int64_t n = 1;
+  for (int32_t e : shape) n *= e;
+  return n;
+}
+
+std::string join_path(const std::string &dir, const std::string &file) {
+  if (!file.empty() && file[0] == '/') return file;
+  if (dir.empty() || dir.back() == '/') return dir + file;
+  return dir + "/" + file;
+}
+
+std::vector<int32_t> parse_shape(const json &j, const std::string &where) {
+  if (!j.is_array()) throw std::runtime_error(where + ": 'shape' must be an array");
+  std::vector<int32_t> shape;
+  int64_t total = 1;
+  for (const json &e : j) {
+    if (!e.is_number_integer() || e.get<int64_t>() < 1 ||
+        e.get<int64_t>() > std::numeric_limits<int32_t>::max()) {
+      throw std::runtime_error(where + ": shape extents must be positive 32-bit integers, got " +
+                               j.dump());
+    }
+    shape.push_back(e.get<int32_t>());
+    total *= e.get<int64_t>();
+    // Halide strides are int32: the innermost-to-outermost product must fit.
+    if (total > std::numeric_limits<int32_t>::max()) {
+      throw std::runtime_error(where + ": tensor too large for 32-bit strides: " + j.dump());
+    }
+  }
+  return shape;
+}
+
+std::vector<float> read_floats(const std::string &path, int64_t count) {
+  std::FILE *f = std::fopen(path.c_str(), "rb");
+  if (!f) {
+    throw std::runtime_error("cannot open data file '" + path + "': " + std::strerror(errno));
+  }
+  struct stat st;
+  const bool sized = ::fstat(fileno(f), &st) == 0;
+  const int64_t expected = count * static_cast<int64_t>(sizeof(float));
+  if (!sized || st.st_size != expected) {
+    std::fclose(f);
+    throw std::runtime_error("data file '" + path + "' has " +
+                             (sized ? std::to_string(st.st_size) : std::string("?")) +
+                             " bytes, its shape needs " + std::to_string(expected));
+  }
+  std::vector<float> data(static_cast<size_t>(count));
+  const size_t got = std::fread(data.data(), sizeof(float), data.size(), f);
+  std::fclose(f);
+  if (got != data.size()) throw std::runtime_error("cannot read data file '" + path + "'");
+  return data;
+}
+
+TaskTensor load_tensor(const json &spec, const std::string &dir, const std::string &where) {
+  if (!spec.is_object() || !spec.contains("file") || !spec["file"].is_string() ||
+      !spec.contains("shape")) {
+    throw std::runtime_error(where + " needs a \"file\" string and a \"shape\" array");
+  }
+  TaskTensor t;
+  t.shape = parse_shape(spec["shape"], where);
+  t.data = read_floats(join_path(dir, spec["file"].get<std::string>()), element_count(t.shape));
+  return t;
+}
+
+json read_task_json(const std::string &path) {
+  std::FILE *f = std::fopen(path.c_str(), "rb");
+  if (!f) throw std::runtime_error("cannot open '" + path + "': " + std::strerror(errno));
+  std::string text;
+  char chunk[4096];
+  size_t n;
+  while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0) text.append(chunk, n);
+  std::fclose(f);
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    throw std::runtime_error("'" + path + "' is not a JSON object");
+  }
+  return j;
+}
+
+std::string file_stamp(const std::string &path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return "";
+  return std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
+         std::to_string(st.st_mtim.tv_nsec);
+}
+
+// ---------------------------------------------------------------------------
+// Kernel library.
+
+using ArgvFn = int (*)(void **);
+using SetThreadsFn = int (*)(int);
+using ShutdownFn = void (*)();
+using SetErrorHandlerFn = halide_error_handler_t (*)(halide_error_handler_t);
+
+// A loaded artifact. Each artifact carries its own copy of the Halide runtime, so
+// its thread pool must be shut down before the code is unmapped: pool threads
+// parked in unloaded code would crash the runner on the next job.
+class KernelLibrary {
+ public:
+  KernelLibrary(const std::string &artifact, const std::string &entry) {
+    // dlopen searches the library path for a name without '/': we mean a file.
+    const std::string path = artifact.find('/') == std::string::npos ? "./" + artifact : artifact;
+    handle_ = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle_) {
+      const char *err = ::dlerror();
+      throw std::runtime_error("cannot load artifact '" + artifact + "': " + (err ? err : "?"));
+    }
+    const std::string symbol = entry + "_argv";
+    entry_ = reinterpret_cast<ArgvFn>(::dlsym(handle_, symbol.c_str()));
+    if (!entry_) {
+      close();
+      throw std::runtime_error("artifact '" + artifact + "' has no symbol '" + symbol + "'");
+    }
+    set_threads_ = reinterpret_cast<SetThreadsFn>(::dlsym(handle_, "halide_set_num_threads"));
+    shutdown_ = reinterpret_cast<ShutdownFn>(::dlsym(handle_, "halide_shutdown_thread_pool"));
+    auto set_handler =
+        reinterpret_cast<SetErrorHandlerFn>(::dlsym(handle_, "halide_set_error_handler"));
+    if (set_handler) set_handler(&capture_halide_error);
+  }
+  ~KernelLibrary() { close(); }
+  KernelLibrary(const KernelLibrary &) = delete;
+  KernelLibrary &operator=(const KernelLibrary &) = delete;
+
+  void set_threads(int n) {
+    if (set_threads_) set_threads_(n);
+  }
+  int call(void **args) const { return entry_(args); }
+
+ private:
+  void close() {
+    if (!handle_) return;
+    if (shutdown_) shutdown_();
+    ::dlclose(handle_);
+    handle_ = nullptr;
+  }
+
+  void *handle_ = nullptr;
+  ArgvFn entry_ = nullptr;
+  SetThreadsFn set_threads_ = nullptr;
+  ShutdownFn shutdown_ = nullptr;
+};
+
+// ---------------------------------------------------------------------------
+// Buffers for one job.
+
+struct FreeDeleter {
+  void operator()(float *p) const { std::free(p); }
+};
+
+// 64-byte aligned floats, so timings do not depend on where malloc put the data.
+std::unique_ptr<float, FreeDeleter> aligned_floats(size_t count) {
+  const size_t bytes = std::max<size_t>(64, (count * sizeof(float) + 63) / 64 * 64);
+  auto *p = static_cast<float *>(std::aligned_alloc(64, bytes));
+  if (!p) throw std::runtime_error("out of memory allocating " + std::to_string(bytes) + " bytes");
+  return std::unique_ptr<float, FreeDeleter>(p);
+}
+
+// The kernel's arguments: private copies of the inputs (a faulty kernel that writes
+// to an input must not corrupt the cached task for later jobs) and an output
+// filled with NaN, so a kernel that leaves elements unwritten fails the check.
+class JobBuffers {
+ public:
+  explicit JobBuffers(const TaskData &task) {
+    const size_t n = task.inputs.size() + 1;
+    storage_.reserve(n);
+    dims_.reserve(n);
+    buffers_.reserve(n);
+    for (const TaskTensor &in : task.inputs) {
+      storage_.push_back(aligned_floats(in.data.size()));
+      std::copy(in.data.begin(), in.data.end(), storage_.back().get());
+      add_buffer(storage_.back().get(), in.shape);
+    }
+    const size_t out_n = task.reference.data.size();
+    storage_.push_back(aligned_floats(out_n));
+    std::fill_n(storage_.back().get(), out_n, std::numeric_limits<float>::quiet_NaN());
+    add_buffer(storage_.back().get(), task.reference.shape);
+    // Pointers are taken only now: the vectors were reserved and no longer move.
+    for (halide_buffer_t &b : buffers_) args_.push_back(&b);
+  }
+  void **args() { return args_.data(); }
+  const float *output() const { return storage_.back().get(); }
+
+ private:
+  void add_buffer(float *host, const std::vector<int32_t> &shape) {
+    std::vector<halide_dimension_t> dims;
+    int32_t stride = 1;
+    for (int32_t extent : shape) {
+      dims.emplace_back(0, extent, stride);
+      stride *= extent;
+    }
+    dims_.push_back(std::move(dims));
+    halide_buffer_t b{};
+    b.device = 0;
+    b.device_interface = nullptr;
+    b.host = reinterpret_cast<uint8_t *>(host);
+    b.flags = 0;
+    b.type = halide_type_t(halide_type_float, 32, 1);
+    b.dimensions = static_cast<int32_t>(shape.size());
+    b.dim = dims_.back().empty() ? nullptr : dims_.back().data();
+    b.padding = nullptr;
+    buffers_.push_back(b);
+  }
+
+  std::vector<std::unique_ptr<float, FreeDeleter>> storage_;
+  std::vector<std::vector<halide_dimension_t>> dims_;
+  std::vector<halide_buffer_t> buffers_;
+  std::vector<void *> args_;
+};
+
+// ---------------------------------------------------------------------------
+// Running and timing.
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t mid = v.size() / 2;
+  return v.size() % 2 ? v[mid] : 0.5 * (v[mid - 1] + v[mid]);
+}
+
+// A result line for a job that produced no measurement.
+std::string failure(const json &id, MeasureError error, const std::string &message) {
+  Result r;
+  r.id = id;
+  r.error = error;
+  r.message = message;
+  return r.dump();
+}
+
+// Turns a non-zero return from the kernel into the result's message.
+void kernel_failed(const Job &job, int rc, const char *phase, Result &r) {
+  r.error = MeasureError::RuntimeError;
+  r.costs.clear();
+  r.median = 0;
+  const std::string halide = take_halide_error();
+  r.message = job.entry + "_argv returned " + std::to_string(rc) + " during " + phase;
+  r.message += halide.empty() ? " (no error message from Halide)" : ": " + halide;
+}
+
+// Warm-up runs, then timed runs until both min_repeats and min_seconds are met or
+// max_repeats is reached. False (with r filled in) if the kernel failed.
+bool run_and_time(const Job &job, const KernelLibrary &lib, JobBuffers &buffers, Result &r) {
+  using Clock = std::chrono::steady_clock;
+  for (int i = 0; i < job.warmup; ++i) {
+    const int rc = lib.call(buffers.args());
+    if (rc != 0) {
+      kernel_failed(job, rc, "warm-up", r);
+      return false;
+    }
+  }
+  double total = 0;
+  while (static_cast<int>(r.costs.size()) < job.max_repeats &&
+         (static_cast<int>(r.costs.size()) < job.min_repeats || total < job.min_seconds)) {
+    const auto start = Clock::now();
+    const int rc = lib.call(buffers.args());
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    if (rc != 0) {
+      kernel_failed(job, rc, "a timed run", r);
+      return false;
+    }
+    r.costs.push_back(seconds);
+    total += seconds;
+  }
+  r.median = median_of(r.costs);
+  return true;
+}
+
+std::string format_value(double v) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.9g", v);
+  return text;
+}
+
+std::string coordinates(int64_t flat, const std::vector<int32_t> &shape) {
+  std::string text;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (d) text += ",";
+    text += std::to_string(flat % shape[d]);
+    flat /= shape[d];
+  }
+  return text;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+
+TaskData load_task_data(const std::string &data_dir) {
+  const std::string task_path = join_path(data_dir, "task.json");
+  const json task = read_task_json(task_path);
+  const int format = task.value("format", 0);
+  if (format != 1) {
+    throw std::runtime_error("'" + task_path + "' has format " + std::to_string(format) +
+                             "; this runner reads format 1");
+  }
+  if (!task.contains("inputs") || !task["inputs"].is_array() || !task.contains("output")) {
+    throw std::runtime_error("'" + task_path + "' needs an \"inputs\" array and an \"output\"");
+  }
+  TaskData data;
+  for (size_t i = 0; i < task["inputs"].size(); ++i) {
+    data.inputs.push_back(
+        load_tensor(task["inputs"][i], data_dir, task_path + ": inputs[" + std::to_string(i) + "]"));
+  }
+  data.reference = load_tensor(task["output"], data_dir, task_path + ": output");
+  double sum = 0;
+  int64_t finite = 0;
+  for (float v : data.reference.data) {
+    if (std::isfinite(v)) {
+      sum += std::fabs(v);
+      ++finite;
+    }
+  }
+  data.mean_abs_reference = finite ? sum / static_cast<double>(finite) : 0.0;
+  return data;
+}
+
+OutputCheck check_output(const float *out, const TaskTensor &ref, double mean_abs_ref,
+                         double rtol) {
+  constexpr double kAbsoluteFloor = 1e-6;  // so an all-zero reference is checkable
+  OutputCheck check;
+  for (size_t i = 0; i < ref.data.size(); ++i) {
+    const double expected = ref.data[i];
+    if (!std::isfinite(expected)) continue;
+    const double got = out[i];
+    const double error = std::isfinite(got) ? std::fabs(got - expected)
+                                            : std::numeric_limits<double>::infinity();
+    check.max_abs_error = std::max(check.max_abs_error, error);
+    const double tolerance = rtol * (std::fabs(expected) + mean_abs_ref) + kAbsoluteFloor;
+    if (check.ok && !(error <= tolerance)) {
+      check.ok = false;
+      check.message = "output[" + std::to_string(i) + "] (coordinates " +
+                      coordinates(static_cast<int64_t>(i), ref.shape) + ") expected " +
+                      format_value(expected) + " got " + format_value(got) + " (tolerance " +
+                      format_value(tolerance) + ")";
+    }
+  }
+  return check;
+}
+
+std::shared_ptr<const TaskData> KernelRunner::task_data(const std::string &dir) {
+  const std::string stamp = file_stamp(join_path(dir, "task.json"));
+  for (auto it = cache_.begin(); it != cache_.end(); ++it) {
+    if (it->dir != dir) continue;
+    if (it->stamp == stamp && !stamp.empty()) {
+      CachedTask hit = *it;
+      cache_.erase(it);
+      cache_.push_front(hit);
+      return hit.data;
+    }
+    cache_.erase(it);
+    break;
+  }
+  auto data = std::make_shared<const TaskData>(load_task_data(dir));
+  cache_.push_front(CachedTask{dir, stamp, data});
+  while (cache_.size() > kMaxCachedTasks) cache_.pop_back();
+  return data;
+}
+
+std::string KernelRunner::handle(const std::string &job_line) {
+  Result r;
+  const json j = json::parse(job_line, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    r.error = MeasureError::Unknown;
+    r.message = "job line is not a JSON object: " + job_line.substr(0, 200);
+    return r.dump();
+  }
+  if (j.contains("id")) r.id = j["id"];
+  try {
+    const Job job = parse_job(j);
+    clear_halide_error();
+    std::shared_ptr<const TaskData> task = task_data(job.data_dir);
+    KernelLibrary lib(job.artifact, job.entry);
+    if (job.threads > 0) lib.set_threads(job.threads);
+    JobBuffers buffers(*task);
+    if (!run_and_time(job, lib, buffers, r)) return r.dump();
+    const OutputCheck check =
+        check_output(buffers.output(), task->reference, task->mean_abs_reference, job.rtol);
+    r.max_abs_error = check.max_abs_error;
+    if (!check.ok) {
+      r.error = MeasureError::WrongAnswer;
+      r.message = check.message;
+    }
+  } catch (const BadJob &e) {
+    return failure(r.id, MeasureError::Unknown, std::string("bad job: ") + e.what());
+  } catch (const std::exception &e) {
+    // Missing or malformed files, a library that does not load, out of memory.
+    return failure(r.id, MeasureError::RuntimeError, e.what());
+  }
+  return r.dump();
+}
+
+}  // namespace tlp

@@ -1,0 +1,82 @@
+// The runner's logic: execute one JSON job (load a kernel library, feed it the
+// task's inputs, time it, check its output) and produce one JSON result.
+//
+// This is compiled only into tlptune-runner, which links no Halide library and no
+// Torch: libc, libdl and pthreads, with HalideRuntime.h for the buffer types only.
+// The kernel libraries carry their own Halide runtime.
+//
+// Job (one line):
+//   {"id": 7, "artifact": "/abs/k.so", "entry": "kernel", "data_dir": "/abs/task",
+//    "warmup": 1, "min_repeats": 3, "max_repeats": 50, "min_seconds": 0.2,
+//    "rtol": 1e-3, "threads": 0}
+// Result (one line):
+//   {"id": 7, "error": "none"|"runtime_error"|"wrong_answer"|"unknown",
+//    "costs": [s, ...], "median": s, "max_abs_error": e|null, "message": "..."}
+// "unknown" is only for a job line the runner cannot parse. max_abs_error is null
+// when the output held NaN/inf where the reference was finite.
+//
+// data_dir/task.json:
+//   {"format": 1, "inputs": [{"file": "in0.f32", "shape": [K, M]}, ...],
+//    "output": {"file": "ref.f32", "shape": [N, M]}}
+// Files are raw little-endian float32, dense, dim 0 innermost (Halide order);
+// relative file names are relative to data_dir.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tlp {
+
+// A dense float32 tensor of the task; shape in Halide order (dim 0 innermost).
+struct TaskTensor {
+  std::vector<int32_t> shape;
+  std::vector<float> data;
+};
+
+struct TaskData {
+  std::vector<TaskTensor> inputs;
+  TaskTensor reference;
+  double mean_abs_reference = 0;  // mean of |ref| over its finite elements
+};
+
+// Reads data_dir/task.json and its files. Throws std::runtime_error whose message
+// names the file that is missing or wrong.
+TaskData load_task_data(const std::string &data_dir);
+
+struct OutputCheck {
+  bool ok = true;
+  double max_abs_error = 0;  // +inf when a non-finite value stood for a finite one
+  std::string message;       // the first mismatch, when !ok
+};
+
+// Compares out (same element count as ref) against the reference: wrong where the
+// reference is finite and out is NaN/inf, or |out - ref| > rtol * (|ref| + mean|ref|)
+// + 1e-6. Elements whose reference is not finite are not checked.
+OutputCheck check_output(const float *out, const TaskTensor &ref, double mean_abs_ref,
+                         double rtol);
+
+class KernelRunner {
+ public:
+  // Runs one job line and returns its result line (no newline). Never throws:
+  // every failure becomes a result.
+  std::string handle(const std::string &job_line);
+
+ private:
+  struct CachedTask {
+    std::string dir;
+    std::string stamp;  // task.json's size and mtime: a rewritten task is reloaded
+    std::shared_ptr<const TaskData> data;
+  };
+  std::shared_ptr<const TaskData> task_data(const std::string &dir);
+
+  // Most recently used first; a tuning run uses one task at a time, so two entries
+  // cover switching back and forth without holding every task's data.
+  std::deque<CachedTask> cache_;
+  static constexpr size_t kMaxCachedTasks = 2;
+};
+
+}  // namespace tlp

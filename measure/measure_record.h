@@ -1,0 +1,62 @@
+// One measurement of one schedule: the unit of tlptune's data. Records are stored
+// as JSON lines (see record_log.h) and read back by resume, train, eval, show and
+// replay, so the line format is stable; a change bumps kRecordFormatVersion.
+//
+// Line (keys in this order, "v" first so a log is recognizable from its first bytes):
+//   {"v":1,"workload":"matmul:M=512,N=512,K=512","target":"...","platform":"...",
+//    "schedule":[...steps...],"costs":[...],"median":0.001,"error":"none",
+//    "message":"","build_s":0.3,"run_s":0.2,"time":1764470000.5}
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "measure/measure_error.h"
+#include "search/schedule.h"
+
+namespace tlp {
+
+constexpr int kRecordFormatVersion = 1;
+
+// A record or a log that cannot be read or written; the message says what to do.
+class RecordError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct MeasureRecord {
+  std::string workload_key;  // e.g. "matmul:M=512,N=512,K=512"
+  std::string target;        // the compile target
+  std::string platform;      // the hardware it ran on (MTL-TLP's task key)
+  Schedule schedule;
+  std::vector<double> costs;  // seconds per timed run
+  double median_cost = 0;     // median of costs (seconds)
+  MeasureError error = MeasureError::None;
+  std::string error_message;
+  double build_seconds = 0;
+  double run_seconds = 0;
+  double timestamp = 0;  // unix seconds
+  int version = kRecordFormatVersion;
+
+  // A usable measurement: no error and at least one cost.
+  bool ok() const { return error == MeasureError::None && !costs.empty(); }
+
+  // Identifies the measured candidate: workload_key|target|schedule text.
+  std::string dedup_key() const;
+
+  nlohmann::json to_json() const;
+
+  // to_json() as one line with keys in the documented order (no newline). Invalid
+  // UTF-8 in strings is replaced rather than failing the write.
+  std::string to_line() const;
+
+  // Throws RecordError when a field is missing or has the wrong type, or when the
+  // record's version is newer than kRecordFormatVersion. A non-finite number
+  // written as null reads back as NaN.
+  static MeasureRecord from_json(const nlohmann::json &j);
+};
+
+}  // namespace tlp

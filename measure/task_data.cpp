@@ -1,0 +1,59 @@
+#include "measure/task_data.h"
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+namespace tlp {
+namespace {
+
+size_t elements(const Shape &s) {
+  size_t n = 1;
+  for (int64_t e : s) n *= size_t(e);
+  return n;
+}
+
+void write_floats(const std::string &path, const std::vector<float> &v) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f.write(reinterpret_cast<const char *>(v.data()), std::streamsize(v.size() * sizeof(float)));
+  if (!f) throw std::runtime_error("cannot write " + path);
+}
+
+}  // namespace
+
+void write_task_data(const Operator &op, const std::string &dir, uint64_t seed) {
+  namespace fs = std::filesystem;
+  if (fs::exists(fs::path(dir) / "task.json")) return;
+  fs::create_directories(dir);
+  std::mt19937_64 rng(seed);
+  // Magnitudes in [0.1, 1) with random signs: no zeros, so a kernel that skips
+  // work or writes nothing cannot match by accident.
+  std::uniform_real_distribution<float> mag(0.1f, 1.0f);
+  std::bernoulli_distribution sign(0.5);
+  const auto shapes = op.input_shapes();
+  std::vector<std::vector<float>> inputs;
+  nlohmann::json task = {{"format", 1}, {"workload", op.workload().key()}, {"inputs", nlohmann::json::array()}};
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    std::vector<float> v(elements(shapes[i]));
+    for (float &x : v) x = sign(rng) ? mag(rng) : -mag(rng);
+    const std::string file = "in" + std::to_string(i) + ".f32";
+    write_floats((fs::path(dir) / file).string(), v);
+    task["inputs"].push_back({{"file", file}, {"shape", shapes[i]}});
+    inputs.push_back(std::move(v));
+  }
+  std::vector<const float *> ptrs;
+  for (const auto &v : inputs) ptrs.push_back(v.data());
+  std::vector<float> ref(elements(op.output_shape()));
+  op.reference(ptrs, ref.data());
+  write_floats((fs::path(dir) / "ref.f32").string(), ref);
+  task["output"] = {{"file", "ref.f32"}, {"shape", op.output_shape()}};
+  // task.json last: its presence means the data is complete.
+  const std::string tmp = (fs::path(dir) / "task.json.tmp").string();
+  std::ofstream(tmp) << task.dump(1) << "\n";
+  fs::rename(tmp, fs::path(dir) / "task.json");
+}
+
+}  // namespace tlp

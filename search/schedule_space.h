@@ -1,0 +1,53 @@
+// The space of schedules for one ComputeDAG, and uniform-ish sampling from it.
+//
+// The structure is generic over the DAG (no per-operator templates):
+//   - reduction-free intermediate stages are inlined;
+//   - a reduction that is the output gets a cache-write accumulator (usually);
+//   - a reduction with a single consumer is computed inside that consumer's
+//     tile, and the consumer is tiled on three levels (outer loops fused and
+//     parallel, the innermost vectorized);
+//   - the reduction's own loops form a register block: reduction loops split in
+//     two, spatial loops split so that the innermost is a vector and the middle
+//     ones can be unrolled (R S R S, with the outer S usually of extent 1);
+//   - other reductions are computed at root and tiled S S R R S themselves.
+// Random annotation picks tile sizes (divisors and non-divisors), the compute
+// location, unrolling and an auto-unroll limit.
+#pragma once
+
+#include <random>
+#include <vector>
+
+#include "search/compute_dag.h"
+#include "search/schedule.h"
+
+namespace tlp {
+
+struct SpaceOptions {
+  int vector_lanes = 8;             // float32 lanes of the target's vectors
+  int max_innermost_factor = 64;    // Ansor's limit on the innermost split
+  int max_unroll_block = 64;        // unrolled register block, in vectors x rows
+  std::vector<int> auto_unroll_values = {0, 16, 64, 512};
+  double cache_write_probability = 0.85;
+};
+
+class ScheduleSpace {
+ public:
+  ScheduleSpace(ComputeDag dag, SpaceOptions options);
+
+  // A random schedule from the space. Every schedule it returns replays on the
+  // DAG without a ScheduleError (checked before returning).
+  Schedule sample(std::mt19937_64 &rng) const;
+
+  const ComputeDag &dag() const { return dag_; }
+  const SpaceOptions &options() const { return options_; }
+
+ private:
+  ComputeDag dag_;
+  SpaceOptions options_;
+};
+
+// A random split of `extent` into `levels` inner factors (outermost first), each
+// at most `cap`, preferring divisors. Exposed for tests and mutation.
+std::vector<int> random_factors(int64_t extent, int levels, int cap, std::mt19937_64 &rng);
+
+}  // namespace tlp

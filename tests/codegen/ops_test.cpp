@@ -1,0 +1,387 @@
+// The operator library: every operator's Halide algorithm computes what its plain-loop
+// reference computes, the algorithms follow the rules the searcher relies on, and
+// workload specs parse, canonicalize and fail with messages that name the culprit.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <set>
+
+#include "codegen/operator.h"
+
+namespace tlp {
+namespace {
+
+int64_t elements(const Shape &s) {
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  return n;
+}
+
+std::vector<std::vector<float>> random_inputs(const Operator &op, unsigned seed = 42) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<std::vector<float>> data;
+  for (const Shape &s : op.input_shapes()) {
+    data.emplace_back(elements(s));
+    for (float &v : data.back()) v = dist(rng);
+  }
+  return data;
+}
+
+std::vector<int> int_sizes(const Shape &s) { return std::vector<int>(s.begin(), s.end()); }
+
+// Gives each ImageParam a buffer holding `inputs` (the params keep the buffers alive).
+void bind_inputs(HalideAlgorithm &alg, const Operator &op, const std::vector<std::vector<float>> &inputs) {
+  const std::vector<Shape> shapes = op.input_shapes();
+  for (size_t i = 0; i < alg.inputs.size(); ++i) {
+    Halide::Buffer<float> b(int_sizes(shapes[i]));
+    std::copy(inputs[i].begin(), inputs[i].end(), b.data());
+    alg.inputs[i].set(b);
+  }
+}
+
+std::vector<float> realize_output(HalideAlgorithm &alg, const Operator &op) {
+  Halide::Buffer<float> out = alg.stages.back().func.realize(int_sizes(op.output_shape()));
+  return std::vector<float>(out.data(), out.data() + out.number_of_elements());
+}
+
+// Realizes the operator with Halide's JIT: every stage but the output at root.
+std::vector<float> run_halide(const Operator &op, const std::vector<std::vector<float>> &inputs) {
+  HalideAlgorithm alg = op.build();
+  bind_inputs(alg, op, inputs);
+  for (size_t s = 0; s + 1 < alg.stages.size(); ++s) alg.stages[s].func.compute_root();
+  return realize_output(alg, op);
+}
+
+std::vector<float> run_reference(const Operator &op, const std::vector<std::vector<float>> &inputs) {
+  std::vector<const float *> ptrs;
+  for (const auto &v : inputs) ptrs.push_back(v.data());
+  std::vector<float> out(elements(op.output_shape()));
+  op.reference(ptrs, out.data());
+  return out;
+}
+
+constexpr double kRelTol = 1e-4;  // of the largest |reference| value
+
+void expect_close(const std::vector<float> &got, const std::vector<float> &want) {
+  ASSERT_EQ(got.size(), want.size());
+  double scale = 0;
+  for (float v : want) scale = std::max(scale, double(std::fabs(v)));
+  ASSERT_GT(scale, 0.0) << "reference is all zeros: the check would prove nothing";
+  size_t bad = 0;
+  for (size_t i = 0; i < got.size(); ++i)
+    if (!(std::fabs(double(got[i]) - want[i]) <= kRelTol * scale) && bad++ < 5)
+      ADD_FAILURE() << "element " << i << ": halide " << got[i] << " vs reference " << want[i];
+  EXPECT_EQ(bad, 0u) << "of " << got.size() << " elements";
+}
+
+void expect_matches_reference(const std::string &spec) {
+  SCOPED_TRACE(spec);
+  auto op = make_operator(spec);
+  const auto inputs = random_inputs(*op);
+  expect_close(run_halide(*op, inputs), run_reference(*op, inputs));
+}
+
+TEST(Ops, MatmulMatchesReference) { expect_matches_reference("matmul:M=37,N=29,K=53"); }
+TEST(Ops, BatchMatmulMatchesReference) { expect_matches_reference("batch_matmul:B=3,M=17,N=23,K=19"); }
+TEST(Ops, Conv2dMatchesReference) {
+  expect_matches_reference("conv2d:N=2,C=5,H=11,W=9,K=7,R=3,S=3,stride=1,pad=1");
+}
+TEST(Ops, Conv2dWithStrideDilationAndNoPaddingMatchesReference) {
+  expect_matches_reference("conv2d:N=1,C=4,H=13,W=12,K=3,R=3,S=2,stride=2,pad=0,dilation=2");
+  expect_matches_reference("conv2d:N=1,C=3,H=10,W=10,K=2,R=5,S=5,stride=3,pad=2,dilation=1");
+}
+TEST(Ops, Conv2dNhwcMatchesReference) {
+  expect_matches_reference("conv2d:N=2,C=5,H=9,W=8,K=6,R=3,S=3,stride=2,pad=1,layout=NHWC");
+}
+TEST(Ops, DepthwiseConv2dMatchesReference) {
+  expect_matches_reference("depthwise_conv2d:N=2,C=5,H=12,W=11,R=3,S=3,stride=1,pad=1");
+  expect_matches_reference("depthwise_conv2d:N=1,C=3,H=12,W=11,R=5,S=3,stride=2,pad=0");
+}
+TEST(Ops, DenseBiasReluMatchesReference) { expect_matches_reference("dense_bias_relu:M=19,N=33,K=41"); }
+TEST(Ops, Conv2dBiasReluMatchesReference) {
+  expect_matches_reference("conv2d_bias_relu:N=1,C=6,H=10,W=10,K=5,R=3,S=3,stride=1,pad=1");
+  expect_matches_reference("conv2d_bias_relu:N=1,C=6,H=10,W=10,K=5,R=3,S=3,stride=1,pad=0,layout=NHWC");
+}
+TEST(Ops, SoftmaxMatchesReference) { expect_matches_reference("softmax:M=13,N=100"); }
+TEST(Ops, LayernormMatchesReference) { expect_matches_reference("layernorm:M=11,N=96"); }
+TEST(Ops, MaxPool2dMatchesReference) {
+  expect_matches_reference("max_pool2d:N=2,C=3,H=15,W=14,R=3,S=3,stride=2,pad=1");
+  expect_matches_reference("max_pool2d:N=1,C=2,H=9,W=9,R=2,S=3,stride=1,pad=0");
+}
+
+// The algorithms take the kinds of schedules the search produces: tiling, vectorizing,
+// parallel loops, rfactor, compute_at of a producer into a consumer's tile.
+TEST(Ops, AlgorithmsStayCorrectUnderNontrivialSchedules) {
+  using namespace Halide;
+  {
+    auto op = make_operator("dense_bias_relu:M=16,N=40,K=24");
+    const auto inputs = random_inputs(*op);
+    HalideAlgorithm alg = op->build();
+    bind_inputs(alg, *op, inputs);
+    Func dense = alg.stages[0].func, out = alg.stages[1].func;
+    Var n = out.args()[0], m = out.args()[1], no("no"), ni("ni");
+    out.split(n, no, ni, 8).parallel(m).vectorize(ni);
+    dense.compute_at(out, no).vectorize(dense.args()[0], 8);
+    dense.update().vectorize(dense.args()[0], 8);
+    expect_close(realize_output(alg, *op), run_reference(*op, inputs));
+  }
+  {
+    auto op = make_operator("matmul:M=4,N=6,K=64");
+    const auto inputs = random_inputs(*op);
+    HalideAlgorithm alg = op->build();
+    bind_inputs(alg, *op, inputs);
+    Func C = alg.stages[0].func;
+    RVar k(C.function().update(0).schedule().rvars()[0].var), ko("ko"), ki("ki");
+    Var u("u");
+    C.update().split(k, ko, ki, 16);
+    C.update().rfactor(ki, u).compute_root();
+    expect_close(realize_output(alg, *op), run_reference(*op, inputs));
+  }
+}
+
+TEST(Ops, ReluActuallyClampsSomeOutputs) {
+  auto op = make_operator("dense_bias_relu:M=8,N=16,K=8");
+  const auto out = run_reference(*op, random_inputs(*op));
+  EXPECT_GT(std::count(out.begin(), out.end(), 0.0f), 0);
+  EXPECT_LT(std::count(out.begin(), out.end(), 0.0f), int64_t(out.size()));
+}
+
+// Data NCHW {W,H,C,N} -> NHWC {C,W,H,N}; weights KCRS {S,R,C,K} -> RSCK {K,C,S,R}.
+TEST(Ops, NhwcConvMatchesNchwConvOnTransposedData) {
+  const int64_t N = 2, C = 3, H = 7, W = 6, K = 4, R = 3, S = 2;
+  const std::string params = "N=2,C=3,H=7,W=6,K=4,R=3,S=2,stride=1,pad=1";
+  for (const std::string kind : {"conv2d", "conv2d_bias_relu"}) {
+    SCOPED_TRACE(kind);
+    auto nchw = make_operator(kind + ":" + params + ",layout=NCHW");
+    auto nhwc = make_operator(kind + ":" + params + ",layout=NHWC");
+    const auto in = random_inputs(*nchw);
+    auto t = in;
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t h = 0; h < H; ++h)
+          for (int64_t w = 0; w < W; ++w) t[0][((n * H + h) * W + w) * C + c] = in[0][((n * C + c) * H + h) * W + w];
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t r = 0; r < R; ++r)
+          for (int64_t s = 0; s < S; ++s) t[1][((r * S + s) * C + c) * K + k] = in[1][((k * C + c) * R + r) * S + s];
+
+    const std::vector<float> want = run_reference(*nchw, in);
+    const std::vector<float> got_nhwc = run_halide(*nhwc, t);
+    const Shape os = nchw->output_shape();  // {OW, OH, K, N}
+    const int64_t OW = os[0], OH = os[1];
+    std::vector<float> got(got_nhwc.size());
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t k = 0; k < K; ++k)
+        for (int64_t h = 0; h < OH; ++h)
+          for (int64_t w = 0; w < OW; ++w)
+            got[((n * K + k) * OH + h) * OW + w] = got_nhwc[((n * OH + h) * OW + w) * K + k];
+    expect_close(got, want);
+  }
+}
+
+// The structure the DAG builder and the lowering rely on, for every operator's defaults.
+TEST(Ops, AlgorithmsFollowTheStageRules) {
+  for (const OpInfo &info : op_library()) {
+    SCOPED_TRACE(info.kind);
+    auto op = make_operator(info.kind);
+    HalideAlgorithm alg = op->build();
+    const auto shapes = op->input_shapes();
+    ASSERT_EQ(alg.inputs.size(), shapes.size());
+    std::set<std::string> names;
+    for (size_t i = 0; i < alg.inputs.size(); ++i) {
+      EXPECT_EQ(alg.inputs[i].dimensions(), int(shapes[i].size()));
+      names.insert(alg.inputs[i].name());
+    }
+    ASSERT_FALSE(alg.stages.empty());
+    for (size_t s = 0; s < alg.stages.size(); ++s) {
+      const auto &st = alg.stages[s];
+      const int index = int(alg.inputs.size() + s);
+      names.insert(st.func.name());
+      EXPECT_EQ(st.func.dimensions(), int(st.extents.size())) << st.func.name();
+      EXPECT_LE(st.func.num_update_definitions(), 1) << st.func.name();
+      EXPECT_FALSE(st.reads.empty()) << st.func.name();
+      for (int r : st.reads) EXPECT_TRUE(r >= 0 && r < index) << st.func.name() << " reads " << r;
+      if (st.func.num_update_definitions() == 1)
+        // (Func::rvars() returns bare RVars; the schedule keeps their bounds.)
+        for (const auto &rv : st.func.function().update(0).schedule().rvars()) {
+          EXPECT_NE(Halide::Internal::as_const_int(rv.min), nullptr) << rv.var;
+          EXPECT_NE(Halide::Internal::as_const_int(rv.extent), nullptr) << rv.var;
+        }
+    }
+    EXPECT_EQ(names.size(), alg.inputs.size() + alg.stages.size()) << "names must be distinct";
+    EXPECT_EQ(alg.stages.back().extents, op->output_shape());
+    EXPECT_GT(op->flops(), 0);
+  }
+}
+
+TEST(Ops, BuildReturnsFreshFuncsEveryCall) {
+  auto op = make_operator("softmax:M=4,N=8");
+  HalideAlgorithm a = op->build(), b = op->build();
+  a.stages[0].func.compute_root();  // scheduling one must not touch the other
+  EXPECT_FALSE(a.stages.back().func.function().same_as(b.stages.back().func.function()));
+  EXPECT_FALSE(a.stages[0].func.function().same_as(b.stages[0].func.function()));
+}
+
+// Logs, DAG text and exported schedules show these names, so they must not depend on
+// how many operators this process has built before.
+TEST(Ops, StageNamesAreStableAcrossBuilds) {
+  auto op = make_operator("conv2d_bias_relu:N=1,C=2,H=5,W=5,K=2");
+  for (int i = 0; i < 2; ++i) {
+    HalideAlgorithm alg = op->build();
+    std::vector<std::string> names;
+    for (const auto &st : alg.stages) names.push_back(st.func.name());
+    EXPECT_EQ(names, (std::vector<std::string>{"pad", "conv", "out"}));
+    std::vector<std::string> rvars;
+    for (const auto &rv : alg.stages[1].func.function().update(0).schedule().rvars()) rvars.push_back(rv.var);
+    EXPECT_EQ(rvars, (std::vector<std::string>{"rx", "ry", "rc"}));
+  }
+}
+
+TEST(Ops, MatmulShapesAndFlops) {
+  auto op = make_operator("matmul:M=2,N=3,K=4");
+  EXPECT_EQ(op->input_shapes(), (std::vector<Shape>{{4, 2}, {3, 4}}));
+  EXPECT_EQ(op->output_shape(), (Shape{3, 2}));
+  EXPECT_DOUBLE_EQ(op->flops(), 2.0 * 2 * 3 * 4);
+}
+
+TEST(Ops, ConvOutputSizeFollowsStridePadAndDilation) {
+  auto op = make_operator("conv2d:N=1,C=2,H=10,W=9,K=3,R=3,S=3,stride=2,pad=1,dilation=2");
+  // OH = (10 + 2 - 2*2 - 1)/2 + 1 = 4, OW = (9 + 2 - 4 - 1)/2 + 1 = 4
+  EXPECT_EQ(op->output_shape(), (Shape{4, 4, 3, 1}));
+}
+
+// --- workload specs -------------------------------------------------------------
+
+TEST(Workload, KindAloneFillsEveryDefault) {
+  EXPECT_EQ(parse_workload("matmul").key(), "matmul:M=512,N=512,K=512");
+  EXPECT_EQ(parse_workload("conv2d:C=3").key(),
+            "conv2d:N=1,C=3,H=56,W=56,K=64,R=3,S=3,stride=1,pad=1,dilation=1,layout=NCHW");
+}
+
+TEST(Workload, KeyIsCanonicalWhateverTheOrderAndSpacing) {
+  EXPECT_EQ(parse_workload(" matmul: K=07 , M=1").key(), "matmul:M=1,N=512,K=7");
+  EXPECT_EQ(parse_workload("matmul:K=7,M=1").key(), parse_workload("matmul:M=1,K=7,N=512").key());
+}
+
+TEST(Workload, KeyRoundTripsForEveryOperator) {
+  for (const OpInfo &info : op_library()) {
+    const Workload w = parse_workload(info.kind);
+    EXPECT_EQ(w.params.size(), info.params.size());
+    EXPECT_EQ(parse_workload(w.key()).key(), w.key());
+    EXPECT_EQ(make_operator(w)->workload().key(), w.key());
+  }
+}
+
+TEST(Workload, GettersReadValuesAndRejectAbsentNames) {
+  const Workload w = parse_workload("conv2d:pad=0,layout=NHWC");
+  EXPECT_EQ(w.get_int("pad"), 0);
+  EXPECT_EQ(w.get_int("H"), 56);
+  EXPECT_EQ(w.get_str("layout"), "NHWC");
+  EXPECT_THROW(w.get_int("Q"), WorkloadError);
+  EXPECT_THROW(w.get_int("layout"), WorkloadError);
+}
+
+TEST(Workload, HandMadeWorkloadGetsDefaultsAndChecks) {
+  Workload w{"matmul", {{"K", "8"}}};
+  EXPECT_EQ(make_operator(w)->workload().key(), "matmul:M=512,N=512,K=8");
+  Workload bad{"matmul", {{"K", "0"}}};
+  EXPECT_THROW(make_operator(bad), WorkloadError);
+}
+
+// The message of the WorkloadError `spec` raises, or "" when it parses and builds.
+std::string error_of(const std::string &spec) {
+  try {
+    make_operator(spec);
+  } catch (const WorkloadError &e) {
+    return e.what();
+  }
+  return "";
+}
+
+::testing::AssertionResult Mentions(const std::string &msg, const std::string &text) {
+  if (msg.find(text) != std::string::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "message \"" << msg << "\" does not mention \"" << text << "\"";
+}
+
+TEST(Workload, UnknownOperatorIsRejectedWithTheKnownOnes) {
+  const std::string msg = error_of("matmal:M=4");
+  EXPECT_TRUE(Mentions(msg, "'matmal'"));
+  EXPECT_TRUE(Mentions(msg, "batch_matmul"));
+  EXPECT_TRUE(Mentions(msg, "tlptune ops"));
+  EXPECT_THROW(find_op("nope"), WorkloadError);
+}
+
+TEST(Workload, UnknownParameterIsRejectedWithTheKnownOnes) {
+  const std::string msg = error_of("matmul:Q=4");
+  EXPECT_TRUE(Mentions(msg, "'Q'"));
+  EXPECT_TRUE(Mentions(msg, "M, N, K"));
+}
+
+TEST(Workload, NonPositiveOrNonIntegerValueIsRejected) {
+  EXPECT_TRUE(Mentions(error_of("matmul:M=-3"), "M must be an integer >= 1, got '-3'"));
+  EXPECT_TRUE(Mentions(error_of("matmul:M=0"), "got '0'"));
+  EXPECT_TRUE(Mentions(error_of("matmul:N=12x"), "got '12x'"));
+  EXPECT_TRUE(Mentions(error_of("matmul:K="), "K must be an integer"));
+  EXPECT_TRUE(Mentions(error_of("matmul:K=99999999999999999999"), "K must be an integer"));
+  EXPECT_TRUE(Mentions(error_of("matmul:K=4294967296"), "K must be at most 2147483647"));
+}
+
+TEST(Workload, PadMayBeZeroButNotNegative) {
+  EXPECT_EQ(error_of("conv2d:pad=0"), "");
+  EXPECT_TRUE(Mentions(error_of("conv2d:pad=-1"), "pad must be an integer >= 0"));
+  EXPECT_TRUE(Mentions(error_of("conv2d:stride=0"), "stride"));
+  EXPECT_TRUE(Mentions(error_of("conv2d:dilation=0"), "dilation"));
+}
+
+TEST(Workload, BadChoiceIsRejectedWithTheChoices) {
+  EXPECT_TRUE(Mentions(error_of("conv2d:layout=NCWH"), "layout must be one of NCHW, NHWC, got 'NCWH'"));
+}
+
+TEST(Workload, DuplicateParameterIsRejected) {
+  EXPECT_TRUE(Mentions(error_of("matmul:M=4,M=8"), "'M' is given twice"));
+}
+
+TEST(Workload, ParameterWithoutEqualsIsRejected) {
+  EXPECT_TRUE(Mentions(error_of("matmul:M4"), "'M4' is missing '='"));
+  EXPECT_TRUE(Mentions(error_of("matmul:M=4,,N=2"), "empty parameter"));
+  EXPECT_TRUE(Mentions(error_of(""), "empty workload spec"));
+}
+
+TEST(Workload, TensorOver2To31ElementsIsRejectedAsTooLarge) {
+  EXPECT_TRUE(Mentions(error_of("matmul:M=100000,N=100000,K=4"), "too large"));
+  EXPECT_TRUE(Mentions(error_of("conv2d:N=64,C=256,H=2048,W=2048"), "too large"));
+}
+
+TEST(Workload, TensorsOver4GiBInAllAreRejectedAsTooLarge) {
+  // C is 2^30 elements (allowed alone) = 4 GiB, plus A and B.
+  EXPECT_TRUE(Mentions(error_of("matmul:M=32768,N=32768,K=2"), "too large"));
+  EXPECT_EQ(error_of("matmul:M=16384,N=16384,K=16384"), "");  // 3 GiB in all: fine
+}
+
+TEST(Workload, WindowLargerThanPaddedInputIsRejected) {
+  const std::string msg = error_of("conv2d:H=2,W=2,R=5,S=5,pad=0");
+  EXPECT_TRUE(Mentions(msg, "larger than the padded input"));
+  EXPECT_TRUE(Mentions(error_of("conv2d:H=4,W=4,R=3,S=3,pad=0,dilation=3"), "after dilation"));
+  EXPECT_TRUE(Mentions(error_of("depthwise_conv2d:H=1,W=8,R=3,pad=0"), "along H"));
+  EXPECT_TRUE(Mentions(error_of("max_pool2d:H=8,W=1,S=3,pad=0"), "along W"));
+}
+
+TEST(Workload, PoolPaddingOverHalfTheWindowIsRejected) {
+  EXPECT_TRUE(Mentions(error_of("max_pool2d:R=3,S=3,pad=2"), "at most half the window"));
+}
+
+TEST(Workload, LibraryKindsAreUniqueAndDefaultsAreValid) {
+  std::set<std::string> kinds;
+  for (const OpInfo &info : op_library()) {
+    EXPECT_TRUE(kinds.insert(info.kind).second) << info.kind;
+    EXPECT_EQ(&find_op(info.kind), &info);
+    EXPECT_FALSE(info.help.empty());
+  }
+  EXPECT_EQ(kinds.size(), 9u);
+}
+
+}  // namespace
+}  // namespace tlp

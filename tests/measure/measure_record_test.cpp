@@ -1,0 +1,127 @@
+#include "measure/measure_record.h"
+
+#include <cmath>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "record_fixtures.h"
+
+namespace tlp {
+namespace {
+
+using nlohmann::json;
+
+void expect_same(const MeasureRecord &a, const MeasureRecord &b) {
+  EXPECT_EQ(a.workload_key, b.workload_key);
+  EXPECT_EQ(a.target, b.target);
+  EXPECT_EQ(a.platform, b.platform);
+  EXPECT_EQ(a.schedule, b.schedule);
+  EXPECT_EQ(a.costs, b.costs);
+  EXPECT_EQ(a.median_cost, b.median_cost);
+  EXPECT_EQ(a.error, b.error);
+  EXPECT_EQ(a.error_message, b.error_message);
+  EXPECT_EQ(a.build_seconds, b.build_seconds);
+  EXPECT_EQ(a.run_seconds, b.run_seconds);
+  EXPECT_EQ(a.timestamp, b.timestamp);
+  EXPECT_EQ(a.version, b.version);
+}
+
+TEST(MeasureRecord, RoundTripsThroughJson) {
+  const MeasureRecord r = testing::sample_record();
+  expect_same(MeasureRecord::from_json(r.to_json()), r);
+}
+
+TEST(MeasureRecord, RoundTripsThroughItsLine) {
+  MeasureRecord r = testing::sample_record();
+  r.error = MeasureError::WrongAnswer;
+  r.error_message = "output[5] expected -0.25 got 0.25";
+  expect_same(MeasureRecord::from_json(json::parse(r.to_line())), r);
+}
+
+TEST(MeasureRecord, LineUsesTheDocumentedKeysWithVersionFirst) {
+  const std::string line = testing::sample_record().to_line();
+  EXPECT_EQ(line.rfind("{\"v\":1,\"workload\":\"matmul:M=512,N=512,K=512\",", 0), 0u) << line;
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  const json j = json::parse(line);
+  for (const char *key : {"v", "workload", "target", "platform", "schedule", "costs", "median",
+                          "error", "message", "build_s", "run_s", "time"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_EQ(j.size(), 12u);
+  EXPECT_EQ(j["error"], "none");
+  EXPECT_EQ(j["schedule"], testing::sample_schedule().to_json());
+}
+
+TEST(MeasureRecord, InvalidUtf8InAMessageDoesNotBreakTheLine) {
+  MeasureRecord r = testing::sample_record();
+  r.error_message = "bad byte \xff here";
+  EXPECT_NO_THROW(json::parse(r.to_line()));
+}
+
+TEST(MeasureRecord, MissingFieldIsRefusedNamingIt) {
+  json j = testing::sample_record().to_json();
+  j.erase("costs");
+  try {
+    MeasureRecord::from_json(j);
+    FAIL() << "expected RecordError";
+  } catch (const RecordError &e) {
+    EXPECT_NE(std::string(e.what()).find("'costs'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(MeasureRecord, WrongFieldTypeIsRefusedNamingIt) {
+  json j = testing::sample_record().to_json();
+  j["median"] = "fast";
+  try {
+    MeasureRecord::from_json(j);
+    FAIL() << "expected RecordError";
+  } catch (const RecordError &e) {
+    EXPECT_NE(std::string(e.what()).find("'median'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(MeasureRecord, NewerVersionIsRefusedWithUpgradeAdvice) {
+  json j = testing::sample_record().to_json();
+  j["v"] = 9;
+  try {
+    MeasureRecord::from_json(j);
+    FAIL() << "expected RecordError";
+  } catch (const RecordError &e) {
+    EXPECT_STREQ(e.what(),
+                 "record format version 9 is newer than this tlptune understands (1); "
+                 "upgrade tlptune");
+  }
+}
+
+TEST(MeasureRecord, NonFiniteNumbersReadBackAsNan) {
+  MeasureRecord r = testing::sample_record();
+  r.median_cost = std::nan("");
+  const MeasureRecord back = MeasureRecord::from_json(json::parse(r.to_line()));
+  EXPECT_TRUE(std::isnan(back.median_cost));
+}
+
+TEST(MeasureRecord, OkNeedsNoErrorAndSomeCosts) {
+  MeasureRecord r = testing::sample_record();
+  EXPECT_TRUE(r.ok());
+  r.costs.clear();
+  EXPECT_FALSE(r.ok());
+  r = testing::sample_record();
+  r.error = MeasureError::RunTimeout;
+  EXPECT_FALSE(r.ok());
+}
+
+TEST(MeasureRecord, DedupKeyJoinsWorkloadTargetAndScheduleText) {
+  const MeasureRecord r = testing::sample_record();
+  EXPECT_EQ(r.dedup_key(), "matmul:M=512,N=512,K=512|x86-64-linux-avx2|" + r.schedule.to_text());
+  MeasureRecord other = r;
+  other.costs = {1.0};
+  other.timestamp = 5;
+  EXPECT_EQ(other.dedup_key(), r.dedup_key());
+  other.schedule.steps.pop_back();
+  EXPECT_NE(other.dedup_key(), r.dedup_key());
+}
+
+}  // namespace
+}  // namespace tlp

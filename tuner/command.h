@@ -1,0 +1,26 @@
+// A subcommand of tlptune: its CLI11 definition and what running it does. Each
+// subcommand lives in its own file and owns its options (no globals).
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace tlp {
+
+struct Command {
+  CLI::App *app = nullptr;
+  std::function<int()> run;  // returns the process exit code
+};
+
+Command add_tune_command(CLI::App &app);
+Command add_show_command(CLI::App &app);
+Command add_replay_command(CLI::App &app);
+Command add_ops_command(CLI::App &app);
+
+// Exit codes shared by the subcommands.
+constexpr int kExitOk = 0;
+constexpr int kExitError = 1;
+constexpr int kExitInterrupted = 130;
+
+}  // namespace tlp

@@ -1,0 +1,25 @@
+// Groups a log's records by task (workload and target) and finds each task's
+// best valid measurement. Shared by `show` and `replay`.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "measure/measure_record.h"
+
+namespace tlp {
+
+struct TaskSummary {
+  std::string workload;
+  std::string target;
+  int records = 0;
+  int ok = 0;
+  std::map<std::string, int> errors;
+  const MeasureRecord *best = nullptr;  // points into the records passed in
+};
+
+// In order of first appearance in the log.
+std::vector<TaskSummary> summarize_tasks(const std::vector<MeasureRecord> &records);
+
+}  // namespace tlp

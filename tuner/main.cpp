@@ -1,0 +1,35 @@
+// tlptune: an autotuner for tensor operators, guided by the TLP cost model.
+#include <cstdio>
+#include <exception>
+#include <vector>
+
+#include "tuner/command.h"
+
+int main(int argc, char **argv) {
+  CLI::App app{
+      "tlptune: tunes tensor operators (matmul, conv2d, softmax, ...) for a CPU by searching schedules,\n"
+      "compiling them with Halide and measuring them. Every measurement is appended to a log.\n\n"
+      "Start with:  tlptune ops            (what can be tuned)\n"
+      "             tlptune tune --op matmul:M=512,N=512,K=512 --trials 64 --log matmul.jsonl\n"
+      "             tlptune show matmul.jsonl\n"
+      "             tlptune replay matmul.jsonl --out kernels/"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "tlptune 0.1.0");
+  std::vector<tlp::Command> commands = {tlp::add_tune_command(app), tlp::add_show_command(app),
+                                        tlp::add_replay_command(app), tlp::add_ops_command(app)};
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    return app.exit(e);
+  }
+  for (auto &c : commands) {
+    if (!c.app->parsed()) continue;
+    try {
+      return c.run();
+    } catch (const std::exception &e) {
+      fprintf(stderr, "tlptune %s: error: %s\n", c.app->get_name().c_str(), e.what());
+      return tlp::kExitError;
+    }
+  }
+  return tlp::kExitError;
+}

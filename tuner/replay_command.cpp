@@ -1,0 +1,100 @@
+// tlptune replay: rebuilds the best kernel of each task in a log and exports it
+// as a static library with its header, plus the schedule as Halide C++.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "codegen/kernel_compiler.h"
+#include "codegen/lower.h"
+#include "codegen/operator.h"
+#include "codegen/target.h"
+#include "measure/record_log.h"
+#include "tuner/command.h"
+#include "tuner/log_summary.h"
+
+namespace tlp {
+namespace {
+
+namespace fs = std::filesystem;
+
+// "matmul:M=512,N=512,K=512" -> "matmul_M512_N512_K512": a folder and C name.
+std::string folder_name(const std::string &workload) {
+  std::string out;
+  for (char c : workload) {
+    if (std::isalnum(static_cast<unsigned char>(c))) out += c;
+    else if (c == ':' || c == ',') out += '_';
+  }
+  return out;
+}
+
+void check_output_dir(const std::string &dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir))
+    throw std::runtime_error("cannot create the output folder '" + dir + "': " + (ec ? ec.message() : "not a folder") +
+                             "; choose a writable --out");
+  const fs::path probe = fs::path(dir) / ".tlptune-write-test";
+  std::ofstream f(probe);
+  if (!f) throw std::runtime_error("the output folder '" + dir + "' is not writable; choose another --out");
+  f.close();
+  fs::remove(probe, ec);
+}
+
+}  // namespace
+
+Command add_replay_command(CLI::App &app) {
+  auto path = std::make_shared<std::string>();
+  auto out = std::make_shared<std::string>();
+  auto only = std::make_shared<std::string>();
+  Command c;
+  c.app = app.add_subcommand("replay",
+                             "Export the best kernel of each task in a log: a static library, its header, and the "
+                             "schedule as Halide C++");
+  c.app->add_option("log", *path, "A tlptune JSON-lines log")->required();
+  c.app->add_option("--out", *out, "Folder to write the kernels to (created if missing)")->required();
+  c.app->add_option("--workload", *only, "Export only this workload (its key as 'tlptune show' prints it)");
+  c.run = [path, out, only] {
+    LogReadResult log = read_record_log(*path);
+    for (const auto &w : log.warnings) fprintf(stderr, "warning: %s\n", w.c_str());
+    check_output_dir(*out);
+    int exported = 0;
+    for (const TaskSummary &t : summarize_tasks(log.records)) {
+      if (!only->empty() && t.workload != *only) continue;
+      if (!t.best) {
+        fprintf(stderr, "skipped %s: no valid measurement in the log\n", t.workload.c_str());
+        continue;
+      }
+      auto op = make_operator(t.workload);
+      const ComputeDag dag = make_compute_dag(*op);
+      const Halide::Target target = parse_target(t.target);
+      LoweredKernel k = lower_schedule(*op, dag, t.best->schedule, target);
+      const std::string name = folder_name(t.workload);
+      const fs::path dir = fs::path(*out) / name;
+      fs::create_directories(dir);
+      compile_static_library(k, target, (dir / name).string(), name);
+      std::ofstream(dir / "schedule.cc") << "// Halide schedule for " << t.workload << " on " << t.target
+                                         << ", found by tlptune\n" << k.schedule_source;
+      nlohmann::json info = {{"workload", t.workload},     {"target", t.target},
+                             {"function", name},           {"median_seconds", t.best->median_cost},
+                             {"gflops", op->flops() / t.best->median_cost / 1e9},
+                             {"schedule", t.best->schedule.to_text()},
+                             {"input_shapes", op->input_shapes()}, {"output_shape", op->output_shape()}};
+      std::ofstream(dir / "kernel.json") << info.dump(2) << "\n";
+      printf("%s -> %s/ (%s.a, %s.h, schedule.cc, kernel.json)\n", t.workload.c_str(), dir.string().c_str(),
+             name.c_str(), name.c_str());
+      ++exported;
+    }
+    if (exported == 0) {
+      fprintf(stderr, "nothing exported: %s\n",
+              only->empty() ? "the log has no valid measurement" : ("no valid measurement of '" + *only + "'").c_str());
+      return kExitError;
+    }
+    return kExitOk;
+  };
+  return c;
+}
+
+}  // namespace tlp

@@ -1,0 +1,66 @@
+// tlptune show: summarizes a log, one block per task.
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "codegen/operator.h"
+#include "measure/record_log.h"
+#include "tuner/command.h"
+#include "tuner/log_summary.h"
+
+namespace tlp {
+namespace {
+
+double gflops_of(const std::string &workload, double seconds) {
+  try {
+    return make_operator(workload)->flops() / seconds / 1e9;
+  } catch (const std::exception &) {
+    return 0;  // a workload this build does not know: show the time only
+  }
+}
+
+}  // namespace
+
+Command add_show_command(CLI::App &app) {
+  auto path = std::make_shared<std::string>();
+  auto json_path = std::make_shared<std::string>();
+  Command c;
+  c.app = app.add_subcommand("show", "Summarize a log: per task, how many measurements, failures, and the best kernel");
+  c.app->add_option("log", *path, "A tlptune JSON-lines log")->required();
+  c.app->add_option("--json", *json_path, "Also write the summary as JSON to this file");
+  c.run = [path, json_path] {
+    LogReadResult log = read_record_log(*path);
+    for (const auto &w : log.warnings) fprintf(stderr, "warning: %s\n", w.c_str());
+    nlohmann::json out = nlohmann::json::array();
+    for (const TaskSummary &t : summarize_tasks(log.records)) {
+      printf("%s\n  target    %s\n  records   %d (%d valid)\n", t.workload.c_str(), t.target.c_str(), t.records, t.ok);
+      if (!t.errors.empty()) {
+        printf("  failures ");
+        for (const auto &[name, n] : t.errors) printf(" %s=%d", name.c_str(), n);
+        printf("\n");
+      }
+      nlohmann::json j = {{"workload", t.workload}, {"target", t.target}, {"records", t.records}, {"valid", t.ok},
+                          {"errors", t.errors}};
+      if (t.best) {
+        const double gf = gflops_of(t.workload, t.best->median_cost);
+        printf("  best      %.4f ms, %.2f GFLOP/s\n  schedule  %s\n", t.best->median_cost * 1e3, gf,
+               t.best->schedule.to_text().c_str());
+        j["best"] = {{"cost_seconds", t.best->median_cost}, {"gflops", gf}, {"schedule", t.best->schedule.to_text()}};
+      }
+      printf("\n");
+      out.push_back(j);
+    }
+    if (log.records.empty()) printf("%s holds no records yet\n", path->c_str());
+    if (!json_path->empty()) {
+      std::ofstream f(*json_path);
+      if (!f) throw std::runtime_error("cannot write '" + *json_path + "'");
+      f << out.dump(2) << "\n";
+    }
+    return kExitOk;
+  };
+  return c;
+}
+
+}  // namespace tlp

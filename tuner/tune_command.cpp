@@ -1,0 +1,87 @@
+// tlptune tune: tunes one operator and prints (and optionally writes) a summary.
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "tuner/command.h"
+#include "tuner/tuning_session.h"
+
+namespace tlp {
+namespace {
+
+// Ctrl-C only raises this flag; the session polls it between candidates so that
+// everything measured so far is on disk when we stop. A signal handler can only
+// reach a global, so this is the one global in tlptune.
+std::atomic<bool> g_stop_requested{false};
+
+extern "C" void on_interrupt(int) { g_stop_requested = true; }
+
+void print_summary(const TuneSummary &s) {
+  printf("\nworkload   %s\ntarget     %s\ntrials     %d (%d measured now, %d known from the log)\n", s.workload.c_str(),
+         s.target.c_str(), s.trials_total, s.measured_now, s.skipped_known);
+  if (!s.errors.empty()) {
+    printf("failures  ");
+    for (const auto &[name, n] : s.errors) printf(" %s=%d", name.c_str(), n);
+    printf("\n");
+  }
+  printf("time       %.1f s (search %.1f, build %.1f, run %.1f)\n", s.wall_seconds, s.search_seconds, s.build_seconds,
+         s.run_seconds);
+  if (!s.found) {
+    printf("best       none: no candidate compiled and passed the correctness check\n");
+    return;
+  }
+  printf("best       %.4f ms, %.2f GFLOP/s\nschedule   %s\n\nHalide schedule:\n%s", s.best_cost * 1e3, s.best_gflops,
+         s.best_schedule.to_text().c_str(), s.best_halide_source.c_str());
+}
+
+}  // namespace
+
+Command add_tune_command(CLI::App &app) {
+  auto o = std::make_shared<TuneOptions>();
+  auto json_path = std::make_shared<std::string>();
+  Command c;
+  c.app = app.add_subcommand("tune", "Search schedules for an operator, measure them, log every measurement");
+  auto *sub = c.app;
+  sub->add_option("--op", o->op_spec, "Operator to tune, KIND:PARAM=VALUE,... (see 'tlptune ops')")
+      ->capture_default_str();
+  sub->add_option("--target", o->target, "Compile target: host, or a Halide target string such as x86-64-linux-avx2")
+      ->capture_default_str();
+  sub->add_option("--trials", o->trials, "How many candidates to measure in all")->capture_default_str()->check(CLI::PositiveNumber);
+  sub->add_option("--policy", o->policy, "Search policy: random")->capture_default_str();
+  sub->add_option("--log", o->log_path, "JSON-lines log; records are appended, never rewritten")->required();
+  sub->add_flag("--resume", o->resume, "Count the log's measurements of this task toward --trials and continue");
+  sub->add_option("--json", *json_path, "Also write the summary as JSON to this file");
+  sub->add_option("--seed", o->seed, "Random seed of the search")->capture_default_str();
+  sub->add_option("--batch", o->batch, "Candidates built and measured per round")->capture_default_str()->check(CLI::PositiveNumber);
+  sub->add_option("--build-workers", o->build_workers, "Parallel build processes (0: one per core)")->capture_default_str();
+  sub->add_option("--build-timeout", o->build_timeout, "Seconds before a build is abandoned")->capture_default_str();
+  sub->add_option("--run-timeout", o->run_timeout, "Seconds before a running candidate is killed")->capture_default_str();
+  sub->add_option("--min-repeats", o->min_repeats, "Timed runs per candidate, at least")->capture_default_str();
+  sub->add_option("--min-seconds", o->min_seconds, "Timed seconds per candidate, at least")->capture_default_str();
+  sub->add_option("--work-dir", o->work_dir, "Keep build artifacts here (default: a temporary folder, removed at the end)");
+  sub->add_flag("!--no-progress", o->progress, "Do not draw the progress bar");
+  c.run = [o, json_path] {
+    std::signal(SIGINT, on_interrupt);
+    std::signal(SIGTERM, on_interrupt);
+    TuneSummary s = run_tuning(*o, g_stop_requested);
+    print_summary(s);
+    if (!json_path->empty()) {
+      std::ofstream f(*json_path);
+      if (!f) throw std::runtime_error("cannot write the summary to '" + *json_path + "'");
+      f << s.to_json().dump(2) << "\n";
+    }
+    if (s.interrupted) {
+      fprintf(stderr, "interrupted: %d measurements are in %s; run again with --resume to continue\n", s.trials_total,
+              o->log_path.c_str());
+      return kExitInterrupted;
+    }
+    return kExitOk;
+  };
+  return c;
+}
+
+}  // namespace tlp

@@ -1,0 +1,59 @@
+// One tuning run of one operator on one target: propose schedules, build them in
+// parallel, run them one by one in an isolated runner, log every measurement as
+// it comes, repeat until the trial budget is spent or the user stops.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "search/schedule.h"
+
+namespace tlp {
+
+struct TuneOptions {
+  std::string op_spec = "matmul:M=512,N=512,K=512";
+  std::string target = "host";
+  int trials = 64;
+  std::string policy = "random";
+  std::string log_path;    // required
+  bool resume = false;     // count the log's records for this task toward `trials`
+  uint64_t seed = 1;
+  int batch = 16;          // candidates measured per round
+  int build_workers = 0;   // 0: one per core
+  double build_timeout = 60;
+  double run_timeout = 20;
+  int min_repeats = 3;
+  double min_seconds = 0.1;  // per candidate, after warm-up
+  std::string work_dir;      // artifacts; a fresh temporary folder if empty
+  bool progress = true;
+};
+
+struct TuneSummary {
+  std::string workload;
+  std::string target;
+  std::string platform;
+  int trials_total = 0;       // counted toward the budget, including resumed ones
+  int measured_now = 0;       // measured by this run
+  int skipped_known = 0;      // found in the log and not measured again
+  std::map<std::string, int> errors;  // error name -> count, this run
+  bool interrupted = false;
+  bool found = false;         // a valid kernel exists
+  double best_cost = 0;       // seconds (median of repeats)
+  double best_gflops = 0;
+  Schedule best_schedule;
+  std::string best_halide_source;
+  double wall_seconds = 0, search_seconds = 0, build_seconds = 0, run_seconds = 0;
+
+  nlohmann::json to_json() const;
+};
+
+// Throws std::runtime_error (WorkloadError, TargetError, RecordError...) with a
+// message for people when the options cannot work. `stop` is polled between
+// candidates; when it turns true the run ends cleanly with everything logged.
+TuneSummary run_tuning(const TuneOptions &options, const std::atomic<bool> &stop);
+
+}  // namespace tlp
