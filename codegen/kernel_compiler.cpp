@@ -18,7 +18,7 @@ std::string shell_quote(const std::string &s) {
 
 void compile_kernel_object(const LoweredKernel &k, const Halide::Target &target, const std::string &object_path,
                            const std::string &fn_name) {
-  pipeline_of(k).compile_to_object(object_path, k.arguments, fn_name, target.with_feature(Halide::Target::NoRuntime));
+  pipeline_of(k).compile_to_object(object_path, k.arguments(), fn_name, target.with_feature(Halide::Target::NoRuntime));
 }
 
 void compile_runtime_object(const Halide::Target &target, const std::string &object_path) {
@@ -39,7 +39,7 @@ void link_shared_library(const std::vector<std::string> &objects, const std::str
 
 void compile_static_library(const LoweredKernel &k, const Halide::Target &target, const std::string &prefix,
                             const std::string &fn_name) {
-  pipeline_of(k).compile_to_static_library(prefix, k.arguments, fn_name, target.without_feature(Halide::Target::NoRuntime));
+  pipeline_of(k).compile_to_static_library(prefix, k.arguments(), fn_name, target.without_feature(Halide::Target::NoRuntime));
 }
 
 }  // namespace tlp

@@ -102,7 +102,7 @@ class Lowering {
     specialize_shapes();
     LoweredKernel k;
     k.output = output_;
-    for (auto &p : alg_.inputs) k.arguments.push_back(p);
+    k.inputs = alg_.inputs;
     k.schedule_source = source_.str();
     return k;
   }
@@ -136,9 +136,12 @@ class Lowering {
       VarOrRVar outer = make_loop(piece);
       VarOrRVar next = reduce ? VarOrRVar(Halide::RVar(piece.name + "_r")) : VarOrRVar(Halide::Var(piece.name + "_r"));
       if (i + 1 == factors.size()) next = make_loop(after.iters[step.iter + i + 1]);
-      stage.split(rest, outer, next, int(inner));
+      // An update cannot recompute points (ShiftInwards) and must not read past its
+      // inputs (RoundUp), so its tails are guarded; pure stages keep Halide's choice.
+      const auto tail = hs.update ? Halide::TailStrategy::GuardWithIf : Halide::TailStrategy::Auto;
+      stage.split(rest, outer, next, int(inner), tail);
       emit(stage_src(hs) + ".split(" + loop_src(rest) + ", " + loop_src(outer) + ", " + loop_src(next) + ", " +
-           std::to_string(inner) + ");");
+           std::to_string(inner) + (hs.update ? ", TailStrategy::GuardWithIf" : "") + ");");
       parts.push_back(outer);
       rest = next;
       inner /= factors[i];

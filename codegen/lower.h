@@ -16,7 +16,8 @@ namespace tlp {
 
 struct LoweredKernel {
   Halide::Func output;
-  std::vector<Halide::Argument> arguments;  // the inputs, in the operator's order
+  std::vector<Halide::ImageParam> inputs;   // in the operator's order
+  std::vector<Halide::Argument> arguments() const { return {inputs.begin(), inputs.end()}; }
   std::string schedule_source;              // the schedule as Halide C++
 };
 

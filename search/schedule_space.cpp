@@ -23,6 +23,10 @@ bool coin(double p, std::mt19937_64 &rng) { return std::uniform_real_distributio
 
 // One factor for a loop of `extent`: a divisor most of the time, any value up
 // to the cap otherwise (the tail is handled by the lowering).
+int64_t divisor_factor(int64_t extent, int64_t cap, std::mt19937_64 &rng) {
+  return pick(divisors_up_to(extent, std::max<int64_t>(1, cap)), rng);
+}
+
 int64_t random_factor(int64_t extent, int64_t cap, std::mt19937_64 &rng) {
   cap = std::max<int64_t>(1, std::min(cap, extent));
   if (coin(0.8, rng)) return pick(divisors_up_to(extent, cap), rng);
@@ -232,10 +236,11 @@ class SketchBuilder {
       const int64_t e = st.iters[d].extent;
       if (d == n - 1) {
         int64_t lanes = std::min<int64_t>(o_.vector_lanes, e);
-        int64_t mid = random_factor(std::max<int64_t>(1, e / lanes), 8, rng_);
+        // Register blocks divide the tile: guarded tails inside a block cost more than they save.
+        int64_t mid = divisor_factor(std::max<int64_t>(1, e / lanes), 8, rng_);
         sf[d] = {int(mid), int(lanes)};
       } else {
-        sf[d] = {int(random_factor(e, 16, rng_))};
+        sf[d] = {int(divisor_factor(e, 16, rng_))};
       }
     }
     // Split spatial loops (innermost last so earlier indices stay valid).

@@ -9,73 +9,10 @@
 #include <set>
 
 #include "codegen/operator.h"
+#include "tests/codegen/codegen_test_util.h"
 
 namespace tlp {
 namespace {
-
-int64_t elements(const Shape &s) {
-  int64_t n = 1;
-  for (int64_t d : s) n *= d;
-  return n;
-}
-
-std::vector<std::vector<float>> random_inputs(const Operator &op, unsigned seed = 42) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<std::vector<float>> data;
-  for (const Shape &s : op.input_shapes()) {
-    data.emplace_back(elements(s));
-    for (float &v : data.back()) v = dist(rng);
-  }
-  return data;
-}
-
-std::vector<int> int_sizes(const Shape &s) { return std::vector<int>(s.begin(), s.end()); }
-
-// Gives each ImageParam a buffer holding `inputs` (the params keep the buffers alive).
-void bind_inputs(HalideAlgorithm &alg, const Operator &op, const std::vector<std::vector<float>> &inputs) {
-  const std::vector<Shape> shapes = op.input_shapes();
-  for (size_t i = 0; i < alg.inputs.size(); ++i) {
-    Halide::Buffer<float> b(int_sizes(shapes[i]));
-    std::copy(inputs[i].begin(), inputs[i].end(), b.data());
-    alg.inputs[i].set(b);
-  }
-}
-
-std::vector<float> realize_output(HalideAlgorithm &alg, const Operator &op) {
-  Halide::Buffer<float> out = alg.stages.back().func.realize(int_sizes(op.output_shape()));
-  return std::vector<float>(out.data(), out.data() + out.number_of_elements());
-}
-
-// Realizes the operator with Halide's JIT: every stage but the output at root.
-std::vector<float> run_halide(const Operator &op, const std::vector<std::vector<float>> &inputs) {
-  HalideAlgorithm alg = op.build();
-  bind_inputs(alg, op, inputs);
-  for (size_t s = 0; s + 1 < alg.stages.size(); ++s) alg.stages[s].func.compute_root();
-  return realize_output(alg, op);
-}
-
-std::vector<float> run_reference(const Operator &op, const std::vector<std::vector<float>> &inputs) {
-  std::vector<const float *> ptrs;
-  for (const auto &v : inputs) ptrs.push_back(v.data());
-  std::vector<float> out(elements(op.output_shape()));
-  op.reference(ptrs, out.data());
-  return out;
-}
-
-constexpr double kRelTol = 1e-4;  // of the largest |reference| value
-
-void expect_close(const std::vector<float> &got, const std::vector<float> &want) {
-  ASSERT_EQ(got.size(), want.size());
-  double scale = 0;
-  for (float v : want) scale = std::max(scale, double(std::fabs(v)));
-  ASSERT_GT(scale, 0.0) << "reference is all zeros: the check would prove nothing";
-  size_t bad = 0;
-  for (size_t i = 0; i < got.size(); ++i)
-    if (!(std::fabs(double(got[i]) - want[i]) <= kRelTol * scale) && bad++ < 5)
-      ADD_FAILURE() << "element " << i << ": halide " << got[i] << " vs reference " << want[i];
-  EXPECT_EQ(bad, 0u) << "of " << got.size() << " elements";
-}
 
 void expect_matches_reference(const std::string &spec) {
   SCOPED_TRACE(spec);

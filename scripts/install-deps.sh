@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs everything tlptune needs on Debian 12, from Debian's packages only.
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends \
+  build-essential cmake ninja-build \
+  libhalide14-0-dev llvm-14-dev \
+  libtorch-dev \
+  libcli11-dev nlohmann-json3-dev \
+  libgtest-dev \
+  libopenblas-dev libdnnl-dev >/dev/null
+echo "tlptune dependencies are installed"

@@ -1,0 +1,143 @@
+// Lowering: every step kind lowers onto Halide and the kernel still computes the
+// reference; schedules the IR rejects, or the target cannot run, fail with a
+// ScheduleError that names the step.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "codegen/lower.h"
+#include "codegen/operator.h"
+#include "search/loop_state.h"
+#include "search/schedule_space.h"
+#include "tests/codegen/codegen_test_util.h"
+
+namespace tlp {
+namespace {
+
+void expect_schedule_correct(const std::string &spec, const std::string &schedule_text) {
+  SCOPED_TRACE(spec + " with " + schedule_text);
+  auto op = make_operator(spec);
+  const auto inputs = random_inputs(*op);
+  const Schedule s = Schedule::from_text(schedule_text);
+  expect_close(run_scheduled(*op, s, inputs), run_reference(*op, inputs));
+}
+
+// matmul DAG: 0 A, 1 B, 2 C [m, n, k~].
+const char *kMatmul = "matmul:M=37,N=29,K=53";
+
+TEST(Lower, DagOfMatmulHasSpatialThenReductionLoops) {
+  auto op = make_operator(kMatmul);
+  const ComputeDag dag = make_compute_dag(*op);
+  ASSERT_EQ(dag.stages.size(), 3u);
+  const DagStage &c = dag.stages[2];
+  ASSERT_EQ(c.iters.size(), 3u);
+  EXPECT_EQ(c.iters[0].extent, 37);
+  EXPECT_EQ(c.iters[1].extent, 29);
+  EXPECT_EQ(c.iters[2].extent, 53);
+  EXPECT_EQ(c.iters[2].kind, IterKind::Reduce);
+  EXPECT_TRUE(c.is_output);
+}
+
+TEST(Lower, EmptyScheduleMatchesReference) { expect_schedule_correct(kMatmul, ""); }
+
+TEST(Lower, SplitReorderAndAnnotationsMatchReference) {
+  expect_schedule_correct(kMatmul,
+                          "SP(2,1,29,[8]); SP(2,0,37,[4]); RE(2,[0,2,4,1,3]); AN(2,0,parallel); "
+                          "AN(2,4,vectorize); AN(2,3,unroll)");
+}
+
+TEST(Lower, FuseOfOuterLoopsMatchesReference) {
+  expect_schedule_correct(kMatmul, "SP(2,1,29,[8]); SP(2,0,37,[4]); RE(2,[0,2,1,3,4]); FU(2,[0,1]); AN(2,0,parallel)");
+}
+
+TEST(Lower, FollowSplitUsesTheSourceFactors) {
+  expect_schedule_correct(kMatmul, "SP(2,1,29,[2,4]); FSP(2,0,0,2); AN(2,5,vectorize)");
+}
+
+TEST(Lower, CacheWriteWithComputeAtMatchesReference) {
+  // C.local (2) computed inside the copy's (3) tile, reduction split and innermost.
+  expect_schedule_correct(kMatmul,
+                          "CHW(2,local); SP(3,1,29,[8]); SP(3,0,37,[4]); RE(3,[0,2,1,3]); AN(3,0,parallel); "
+                          "CA(2,3,1); SP(2,2,53,[4]); AN(2,1,vectorize)");
+}
+
+TEST(Lower, CacheReadStagesAnInput) {
+  // B (1) copied into a cache read by C; the cache is stage 2 and C moves to 3.
+  expect_schedule_correct(kMatmul, "CHR(1,2,local); SP(3,0,37,[4]); CA(2,3,0)");
+}
+
+TEST(Lower, RfactorMatchesReference) {
+  expect_schedule_correct("softmax:M=13,N=100", "SP(2,1,100,[10]); RF(2,2,1)");
+}
+
+TEST(Lower, InlineAndRootMatchReference) {
+  // conv2d with padding: 0 input, 1 weight, 2 pad, 3 conv.
+  expect_schedule_correct("conv2d:N=1,C=3,H=9,W=9,K=4,R=3,S=3,stride=1,pad=1", "CI(2)");
+  expect_schedule_correct("conv2d:N=1,C=3,H=9,W=9,K=4,R=3,S=3,stride=1,pad=1", "CR(2)");
+}
+
+TEST(Lower, AutoUnrollPragmaMatchesReference) {
+  expect_schedule_correct(kMatmul, "SP(2,1,29,[8]); SP(2,3,53,[4]); PR(2,0,64)");
+}
+
+TEST(Lower, NonDivisibleTilesOfAnUpdateStayInBounds) {
+  // Register-block splits that do not divide the tile: guarded, never out of bounds.
+  expect_schedule_correct("matmul:M=512,N=512,K=512",
+                          "CHW(2,local); SP(3,1,512,[4,16]); SP(3,0,512,[2,8]); RE(3,[0,3,1,4,2,5]); "
+                          "AN(3,0,parallel); CA(2,3,1); SP(2,1,64,[5,8]); SP(2,0,16,[11]); SP(2,5,512,[4]); "
+                          "RE(2,[5,6,0,2,1,3,4]); AN(2,6,vectorize); AN(2,5,unroll); AN(2,4,unroll)");
+}
+
+TEST(Lower, GpuAnnotationOnCpuTargetIsAnInvalidSchedule) {
+  auto op = make_operator(kMatmul);
+  const ComputeDag dag = make_compute_dag(*op);
+  const Schedule s = Schedule::from_text("AN(2,0,gpu_block)");
+  EXPECT_THROW(lower_schedule(*op, dag, s, Halide::get_host_target()), ScheduleError);
+}
+
+TEST(Lower, StepOnMissingLoopNamesTheStep) {
+  auto op = make_operator(kMatmul);
+  const ComputeDag dag = make_compute_dag(*op);
+  try {
+    lower_schedule(*op, dag, Schedule::from_text("SP(2,7,29,[8])"), Halide::get_host_target());
+    FAIL() << "expected a ScheduleError";
+  } catch (const ScheduleError &e) {
+    EXPECT_NE(std::string(e.what()).find("SP(2,7,29,[8])"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Lower, HalideSourceNamesEveryScheduledCall) {
+  auto op = make_operator(kMatmul);
+  const ComputeDag dag = make_compute_dag(*op);
+  const std::string src = schedule_to_halide_source(
+      *op, dag, Schedule::from_text("SP(2,1,29,[8]); AN(2,2,vectorize); AN(2,0,parallel)"));
+  EXPECT_NE(src.find(".split("), std::string::npos) << src;
+  EXPECT_NE(src.find(".vectorize("), std::string::npos) << src;
+  EXPECT_NE(src.find(".parallel("), std::string::npos) << src;
+}
+
+// Samples of the schedule space lower and compute the reference, for every operator.
+TEST(Lower, SampledSchedulesOfEveryOperatorMatchReference) {
+  const std::vector<std::string> specs = {
+      "matmul:M=48,N=40,K=24", "batch_matmul:B=2,M=16,N=24,K=8",
+      "conv2d:N=1,C=4,H=10,W=10,K=8,R=3,S=3,stride=1,pad=1",
+      "conv2d:N=1,C=4,H=10,W=10,K=8,R=3,S=3,stride=1,pad=1,layout=NHWC",
+      "depthwise_conv2d:N=1,C=8,H=12,W=12,R=3,S=3,stride=1,pad=1", "dense_bias_relu:M=16,N=24,K=32",
+      "conv2d_bias_relu:N=1,C=4,H=8,W=8,K=8,R=3,S=3,stride=1,pad=1", "softmax:M=8,N=40", "layernorm:M=8,N=48",
+      "max_pool2d:N=1,C=4,H=12,W=12,R=3,S=3,stride=2,pad=1"};
+  std::mt19937_64 rng(7);
+  for (const auto &spec : specs) {
+    auto op = make_operator(spec);
+    const auto inputs = random_inputs(*op);
+    const auto want = run_reference(*op, inputs);
+    ScheduleSpace space(make_compute_dag(*op), SpaceOptions{});
+    for (int i = 0; i < 3; ++i) {
+      const Schedule s = space.sample(rng);
+      SCOPED_TRACE(spec + " with " + s.to_text());
+      expect_close(run_scheduled(*op, s, inputs), want);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tlp

@@ -1,0 +1,202 @@
+// The tlptune executable as users meet it: each user error gives one clear line
+// and a non-zero exit without touching their files; a small tuning run logs,
+// resumes without re-measuring, survives Ctrl-C, and exports its best kernel.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CliRun {
+  int code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+std::string quote(const std::string &s) { return "'" + s + "'"; }
+
+CliRun tlptune(const std::string &args) {
+  const std::string cmd = std::string(TLPTUNE_PATH) + " " + args + " 2>&1";
+  FILE *p = popen(cmd.c_str(), "r");
+  CliRun r;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, p)) r.output.append(buf, n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string t = (fs::temp_directory_path() / "tlptune-cli-XXXXXX").string();
+    path_ = mkdtemp(t.data());
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string operator/(const std::string &name) const { return (fs::path(path_) / name).string(); }
+
+ private:
+  std::string path_;
+};
+
+std::string read_file(const std::string &path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::vector<nlohmann::json> read_records(const std::string &path) {
+  std::vector<nlohmann::json> out;
+  std::ifstream f(path);
+  std::string line;
+  while (std::getline(f, line))
+    if (!line.empty()) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
+
+void expect_error(const std::string &args, const std::string &needle) {
+  SCOPED_TRACE(args);
+  CliRun r = tlptune(args);
+  EXPECT_NE(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find(needle), std::string::npos) << r.output;
+}
+
+TEST(Cli, UnknownOperatorNamesTheKnownOnes) {
+  TempDir d;
+  expect_error("tune --op matmal:M=4 --log " + quote(d / "l.jsonl"), "unknown operator 'matmal'");
+}
+
+TEST(Cli, UnknownParameterNamesTheParameters) {
+  TempDir d;
+  expect_error("tune --op matmul:Q=4 --log " + quote(d / "l.jsonl"), "has no parameter 'Q'");
+}
+
+TEST(Cli, ZeroOrNegativeShapeIsRejected) {
+  TempDir d;
+  expect_error("tune --op matmul:M=0 --log " + quote(d / "l.jsonl"), "M must be an integer >= 1");
+  expect_error("tune --op matmul:M=-3 --log " + quote(d / "l.jsonl"), "M must be an integer >= 1");
+}
+
+TEST(Cli, ShapeTooLargeToAllocateIsRejected) {
+  TempDir d;
+  expect_error("tune --op matmul:M=100000,N=100000,K=100000 --log " + quote(d / "l.jsonl"), "too large");
+}
+
+TEST(Cli, UnknownTargetIsRejected) {
+  TempDir d;
+  expect_error("tune --op matmul:M=8,N=8,K=8 --target potato --log " + quote(d / "l.jsonl"), "unknown target 'potato'");
+}
+
+TEST(Cli, MissingLogOptionIsAUsageError) { expect_error("tune --op matmul", "--log is required"); }
+
+TEST(Cli, LogThatIsNotATlptuneLogIsRefusedAndLeftAlone) {
+  TempDir d;
+  const std::string log = d / "notes.txt";
+  std::ofstream(log) << "my precious notes\n";
+  expect_error("tune --op matmul:M=8,N=8,K=8 --trials 1 --log " + quote(log), "not a tlptune log");
+  EXPECT_EQ(read_file(log), "my precious notes\n");
+  expect_error("show " + quote(log), "not a tlptune log");
+}
+
+TEST(Cli, LogInMissingFolderIsRefused) {
+  TempDir d;
+  expect_error("tune --op matmul:M=8,N=8,K=8 --trials 1 --log " + quote(d / "no/such/dir/l.jsonl"), "cannot write log");
+}
+
+TEST(Cli, ShowOfMissingLogSaysSo) {
+  TempDir d;
+  expect_error("show " + quote(d / "absent.jsonl"), "does not exist");
+}
+
+TEST(Cli, ReplayIntoAnUncreatableFolderIsRefused) {
+  TempDir d;
+  const std::string log = d / "l.jsonl";
+  ASSERT_EQ(tlptune("tune --op matmul:M=16,N=16,K=16 --trials 2 --batch 2 --no-progress --log " + quote(log)).code, 0);
+  std::ofstream(d / "file") << "x";
+  expect_error("replay " + quote(log) + " --out " + quote(d / "file/sub"), "cannot create the output folder");
+}
+
+TEST(Cli, OpsListsEveryOperator) {
+  CliRun r = tlptune("ops");
+  EXPECT_EQ(r.code, 0);
+  for (const char *k : {"matmul", "batch_matmul", "conv2d", "depthwise_conv2d", "dense_bias_relu", "conv2d_bias_relu",
+                        "softmax", "layernorm", "max_pool2d"})
+    EXPECT_NE(r.output.find(k), std::string::npos) << k;
+}
+
+TEST(Cli, TuneLogsEveryTrialResumesWithoutRemeasuringAndReplays) {
+  TempDir d;
+  const std::string log = d / "l.jsonl";
+  const std::string op = "--op matmul:M=64,N=48,K=32 --batch 3 --no-progress --min-seconds 0.01 --log " + quote(log);
+  CliRun first = tlptune("tune --trials 6 --json " + quote(d / "s.json") + " " + op);
+  ASSERT_EQ(first.code, 0) << first.output;
+  auto records = read_records(log);
+  ASSERT_EQ(records.size(), 6u);
+  int ok = 0;
+  for (const auto &r : records) ok += r.at("error") == "none";
+  EXPECT_GT(ok, 0) << first.output;
+  const auto summary = nlohmann::json::parse(read_file(d / "s.json"));
+  EXPECT_TRUE(summary.at("found").get<bool>());
+  EXPECT_GT(summary.at("best").at("gflops").get<double>(), 0.0);
+
+  const std::string before = read_file(log);
+  CliRun resumed = tlptune("tune --trials 8 --resume " + op);
+  ASSERT_EQ(resumed.code, 0) << resumed.output;
+  const std::string after = read_file(log);
+  EXPECT_EQ(after.substr(0, before.size()), before) << "the log was rewritten";
+  records = read_records(log);
+  ASSERT_EQ(records.size(), 8u) << "resume measured more than the 2 missing trials";
+  std::set<std::string> schedules;
+  for (const auto &r : records) schedules.insert(r.at("schedule").dump());
+  EXPECT_EQ(schedules.size(), 8u) << "a schedule was measured twice";
+
+  CliRun show = tlptune("show " + quote(log));
+  EXPECT_EQ(show.code, 0);
+  EXPECT_NE(show.output.find("records   8"), std::string::npos) << show.output;
+
+  CliRun replay = tlptune("replay " + quote(log) + " --out " + quote(d / "out"));
+  ASSERT_EQ(replay.code, 0) << replay.output;
+  const std::string kdir = d / "out/matmul_M64_N48_K32";
+  EXPECT_TRUE(fs::exists(kdir + "/matmul_M64_N48_K32.a"));
+  EXPECT_TRUE(fs::exists(kdir + "/matmul_M64_N48_K32.h"));
+  EXPECT_NE(read_file(kdir + "/schedule.cc").find(".parallel("), std::string::npos);
+}
+
+TEST(Cli, InterruptStopsCleanlyWithEveryRecordOnDisk) {
+  TempDir d;
+  const std::string log = d / "l.jsonl";
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    freopen("/dev/null", "w", stdout);
+    freopen("/dev/null", "w", stderr);
+    execl(TLPTUNE_PATH, TLPTUNE_PATH, "tune", "--op", "matmul:M=64,N=64,K=64", "--trials", "500", "--batch", "2",
+          "--no-progress", "--min-seconds", "0.01", "--log", log.c_str(), (char *)nullptr);
+    _exit(127);
+  }
+  // Wait until some records are on disk, then press Ctrl-C.
+  for (int i = 0; i < 600 && read_records(log).size() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  const auto records = read_records(log);  // every line parses
+  EXPECT_GE(records.size(), 2u);
+  EXPECT_LT(records.size(), 500u);
+}
+
+}  // namespace
