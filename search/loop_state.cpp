@@ -330,6 +330,10 @@ void LoopState::apply_cache_write(const Step &step) {
   if (st.transformed || st.origin != StageOrigin::Dag)
     fail(step, "cache-write " + st.name + " before transforming its loops");
   if (st.location == ComputeLocation::At) fail(step, "cache-write " + st.name + " before moving it");
+  for (int i = 0; i < int(st.iters.size()); ++i)
+    if (!attached_at(step.stage, i).empty())
+      fail(step, stages_[attached_at(step.stage, i)[0]].name + " is computed at a loop of " + st.name +
+                     "; cache-write before the compute_at");
   StageState local = st;
   local.name = st.name + ".local";
   local.origin = StageOrigin::CacheWriteLocal;

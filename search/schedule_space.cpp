@@ -178,7 +178,9 @@ class SketchBuilder {
     push(an);
   }
 
-  std::vector<int> spatial_factors(int64_t extent, bool innermost, int levels) {
+  // Stages with a reduction get divisors only: their tails would need guards, and
+  // Halide 14 miscompiles some guarded, vectorized update tails (see lower_test).
+  std::vector<int> spatial_factors(int64_t extent, bool innermost, int levels, bool divisors_only) {
     // The innermost part of the innermost loop is what gets vectorized: keep it a multiple of the lanes.
     std::vector<int> f(levels - 1, 1);
     int64_t rest = extent;
@@ -187,10 +189,12 @@ class SketchBuilder {
       int64_t v;
       if (l == levels - 2 && innermost && rest >= o_.vector_lanes && coin(0.8, rng_)) {
         std::vector<int64_t> options;
-        for (int64_t m = o_.vector_lanes; m <= std::min<int64_t>(rest, cap); m += o_.vector_lanes) options.push_back(m);
+        for (int64_t m = o_.vector_lanes; m <= std::min<int64_t>(rest, cap); m += o_.vector_lanes)
+          if (!divisors_only || rest % m == 0) options.push_back(m);
+        if (options.empty()) options.push_back(divisor_factor(rest, cap, rng_));
         v = pick(options, rng_);
       } else {
-        v = random_factor(rest, cap, rng_);
+        v = divisors_only ? divisor_factor(rest, cap, rng_) : random_factor(rest, cap, rng_);
       }
       f[l] = int(v);
       rest = std::max<int64_t>(1, rest / v);
@@ -203,7 +207,7 @@ class SketchBuilder {
     const StageState &st = state_.stage(s);
     const int n = st.num_spatial_iters();
     std::vector<std::vector<int>> factors(n);
-    for (int d = 0; d < n; ++d) factors[d] = spatial_factors(st.iters[d].extent, d == n - 1, 3);
+    for (int d = 0; d < n; ++d) factors[d] = spatial_factors(st.iters[d].extent, d == n - 1, 3, false);
     tile_spatial(name, 3, factors);
     fuse_and_parallelize(name, n);
     vectorize_innermost_spatial(name);
@@ -324,7 +328,7 @@ class SketchBuilder {
     const StageState &st = state_.stage(s);
     const int n = st.num_spatial_iters();
     std::vector<std::vector<int>> factors(n);
-    for (int d = 0; d < n; ++d) factors[d] = spatial_factors(st.iters[d].extent, d == n - 1, 3);
+    for (int d = 0; d < n; ++d) factors[d] = spatial_factors(st.iters[d].extent, d == n - 1, 3, true);
     tile_spatial(name, 3, factors);
     // Loops: n outer, n middle, n inner, then reduction loops; split each reduction loop in two.
     const int r = int(state_.stage(s).iters.size()) - 3 * n;

@@ -176,6 +176,16 @@ std::string Step::to_text() const {
 }
 
 Step Step::from_text(const std::string &text) {
+  try {
+    return parse_text(text);
+  } catch (const ScheduleError &e) {
+    const std::string what = e.what();
+    if (what.rfind("step ", 0) == 0) throw;  // already names the step
+    fail("'" + text + "'", what);
+  }
+}
+
+Step Step::parse_text(const std::string &text) {
   TextReader r(text);
   Step s;
   s.kind = step_kind_from_name(r.word());

@@ -77,6 +77,9 @@ struct Step {
   // Checks the fields alone (no loop state): non-negative indices, factors >= 1,
   // non-empty id lists. Throws ScheduleError naming the step and the reason.
   void validate_fields() const;
+
+ private:
+  static Step parse_text(const std::string &text);
 };
 
 // Raised for any ill-formed step or schedule; the message names the step.
