@@ -22,6 +22,9 @@ class SearchPolicy {
   virtual void observe(const std::vector<Schedule> &schedules, const std::vector<double> &costs) = 0;
 
   virtual std::string name() const = 0;
+
+  // Seconds spent in a cost model, for the time split users see; 0 without one.
+  virtual double model_seconds() const { return 0; }
 };
 
 }  // namespace tlp

@@ -28,8 +28,8 @@ void print_summary(const TuneSummary &s) {
     for (const auto &[name, n] : s.errors) printf(" %s=%d", name.c_str(), n);
     printf("\n");
   }
-  printf("time       %.1f s (search %.1f, build %.1f, run %.1f)\n", s.wall_seconds, s.search_seconds, s.build_seconds,
-         s.run_seconds);
+  printf("time       %.1f s (search %.1f, model %.1f, build %.1f, run %.1f)\n", s.wall_seconds, s.search_seconds,
+         s.model_seconds, s.build_seconds, s.run_seconds);
   if (!s.found) {
     printf("best       none: no candidate compiled and passed the correctness check\n");
     return;
@@ -51,7 +51,12 @@ Command add_tune_command(CLI::App &app) {
   sub->add_option("--target", o->target, "Compile target: host, or a Halide target string such as x86-64-linux-avx2")
       ->capture_default_str();
   sub->add_option("--trials", o->trials, "How many candidates to measure in all")->capture_default_str()->check(CLI::PositiveNumber);
-  sub->add_option("--policy", o->policy, "Search policy: random")->capture_default_str();
+  sub->add_option("--policy", o->policy, "Search policy: random (no model) or evolutionary (guided by --model)")
+      ->capture_default_str();
+  sub->add_option("--model", o->model, "Cost model of the evolutionary policy: random (learns nothing)")
+      ->capture_default_str();
+  sub->add_option("--population", o->population, "Evolutionary population size")->capture_default_str()->check(CLI::PositiveNumber);
+  sub->add_option("--generations", o->generations, "Evolutionary generations per round")->capture_default_str();
   sub->add_option("--log", o->log_path, "JSON-lines log; records are appended, never rewritten")->required();
   sub->add_flag("--resume", o->resume, "Count the log's measurements of this task toward --trials and continue");
   sub->add_option("--json", *json_path, "Also write the summary as JSON to this file");

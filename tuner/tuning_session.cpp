@@ -20,6 +20,8 @@
 #include "measure/record_log.h"
 #include "measure/runner_client.h"
 #include "measure/task_data.h"
+#include "search/evolutionary_search.h"
+#include "search/random_model.h"
 #include "search/random_search.h"
 #include "tuner/progress_bar.h"
 
@@ -61,9 +63,29 @@ class WorkDir {
   bool owned_ = false;
 };
 
-std::unique_ptr<SearchPolicy> make_policy(const std::string &name, const ScheduleSpace &space, uint64_t seed) {
-  if (name == "random") return std::make_unique<RandomSearch>(space, seed);
-  throw std::runtime_error("unknown search policy '" + name + "' (available: random)");
+// The policy and the cost model it consults live and die together.
+struct Searcher {
+  std::unique_ptr<CostModel> model;
+  std::unique_ptr<SearchPolicy> policy;
+};
+
+Searcher make_searcher(const TuneOptions &o, const ScheduleSpace &space, const std::string &task_key) {
+  Searcher s;
+  if (o.policy == "random") {
+    s.policy = std::make_unique<RandomSearch>(space, o.seed);
+    return s;
+  }
+  if (o.policy != "evolutionary")
+    throw std::runtime_error("unknown search policy '" + o.policy + "' (available: random, evolutionary)");
+  if (o.model != "random")
+    throw std::runtime_error("unknown cost model '" + o.model + "' (available: random)");
+  s.model = std::make_unique<RandomModel>(o.seed);
+  EvolutionOptions eo;
+  eo.population = o.population;
+  eo.generations = o.generations;
+  eo.seed = o.seed;
+  s.policy = std::make_unique<EvolutionarySearch>(space, *s.model, task_key, eo);
+  return s;
 }
 
 std::string best_text(const TuneSummary &s) {
@@ -86,7 +108,11 @@ nlohmann::json TuneSummary::to_json() const {
                       {"interrupted", interrupted},
                       {"found", found},
                       {"time_seconds",
-                       {{"wall", wall_seconds}, {"search", search_seconds}, {"build", build_seconds}, {"run", run_seconds}}}};
+                       {{"wall", wall_seconds},
+                        {"search", search_seconds},
+                        {"model", model_seconds},
+                        {"build", build_seconds},
+                        {"run", run_seconds}}}};
   if (found) {
     j["best"] = {{"cost_seconds", best_cost},
                  {"gflops", best_gflops},
@@ -112,12 +138,13 @@ TuneSummary run_tuning(const TuneOptions &o, const std::atomic<bool> &stop) {
   SpaceOptions space_options;
   space_options.vector_lanes = vector_lanes_f32(target);
   ScheduleSpace space(dag, space_options);
-  auto policy = make_policy(o.policy, space, o.seed);
 
   TuneSummary sum;
   sum.workload = op->workload().key();
   sum.target = target.to_string();
   sum.platform = cpu_platform(sum.target, hardware_threads());
+  Searcher searcher = make_searcher(o, space, sum.workload);
+  SearchPolicy *policy = searcher.policy.get();
   const double flops = op->flops();
   auto consider = [&](const MeasureRecord &r) {
     if (!r.ok() || (sum.found && r.median_cost >= sum.best_cost)) return;
@@ -218,11 +245,15 @@ TuneSummary run_tuning(const TuneOptions &o, const std::atomic<bool> &stop) {
       if (o.progress) bar.update(sum.trials_total, best_text(sum));
     }
     std::vector<Schedule> observed(batch.begin(), batch.begin() + long(costs.size()));
+    const double to = now_seconds();
     policy->observe(observed, costs);
+    sum.search_seconds += now_seconds() - to;
     ++round;
   }
   if (o.progress) bar.finish();
   sum.interrupted = stop && sum.trials_total < o.trials;
+  sum.model_seconds = policy->model_seconds();
+  sum.search_seconds -= std::min(sum.search_seconds, sum.model_seconds);
   if (sum.found) sum.best_halide_source = schedule_to_halide_source(*op, dag, sum.best_schedule);
   sum.wall_seconds = now_seconds() - t0;
   return sum;

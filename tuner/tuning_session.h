@@ -18,7 +18,10 @@ struct TuneOptions {
   std::string op_spec = "matmul:M=512,N=512,K=512";
   std::string target = "host";
   int trials = 64;
-  std::string policy = "random";
+  std::string policy = "random";  // random | evolutionary
+  std::string model = "random";   // the cost model of the evolutionary policy
+  int population = 512;
+  int generations = 4;
   std::string log_path;    // required
   bool resume = false;     // count the log's records for this task toward `trials`
   uint64_t seed = 1;
@@ -46,7 +49,7 @@ struct TuneSummary {
   double best_gflops = 0;
   Schedule best_schedule;
   std::string best_halide_source;
-  double wall_seconds = 0, search_seconds = 0, build_seconds = 0, run_seconds = 0;
+  double wall_seconds = 0, search_seconds = 0, model_seconds = 0, build_seconds = 0, run_seconds = 0;
 
   nlohmann::json to_json() const;
 };

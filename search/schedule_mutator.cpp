@@ -1,0 +1,157 @@
+#include "search/schedule_mutator.h"
+
+#include <algorithm>
+
+#include "search/loop_state.h"
+
+namespace tlp {
+namespace {
+
+constexpr int kTries = 8;
+
+int64_t product(const std::vector<int> &v) {
+  int64_t p = 1;
+  for (int x : v) p *= x;
+  return p;
+}
+
+std::vector<int> divisors_above_one(int64_t n) {
+  std::vector<int> out;
+  for (int64_t d = 2; d <= n; ++d)
+    if (n % d == 0) out.push_back(int(d));
+  return out;
+}
+
+template <typename T>
+const T &pick(const std::vector<T> &v, std::mt19937_64 &rng) {
+  return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(rng)];
+}
+
+std::vector<size_t> steps_of(const Schedule &s, StepKind k) {
+  std::vector<size_t> out;
+  for (size_t i = 0; i < s.steps.size(); ++i)
+    if (s.steps[i].kind == k) out.push_back(i);
+  return out;
+}
+
+// Two schedules share a structure when they differ only in the values mutation
+// changes (factors, extents, unroll limits, compute-at loops).
+bool same_structure(const Step &a, const Step &b) {
+  if (a.kind != b.kind || a.stage != b.stage) return false;
+  switch (a.kind) {
+    case StepKind::SP: return a.iter == b.iter && a.factors.size() == b.factors.size();
+    case StepKind::PR: return a.iter == b.iter;
+    case StepKind::CA: return a.target_stage == b.target_stage;
+    default: return a == b;
+  }
+}
+
+}  // namespace
+
+ScheduleMutator::ScheduleMutator(const ComputeDag &dag, const SpaceOptions &options, MutationWeights weights)
+    : dag_(dag), options_(options), weights_(weights) {}
+
+std::optional<Schedule> ScheduleMutator::repair(Schedule s) const {
+  LoopState state(dag_);
+  try {
+    for (Step &step : s.steps) {
+      if (step.kind == StepKind::SP && step.stage < state.num_stages() &&
+          step.iter < int(state.stage(step.stage).iters.size())) {
+        step.extent = state.stage(step.stage).iters[step.iter].extent;
+        // Shrink the largest factor until the split fits the loop again.
+        while (product(step.factors) > step.extent) {
+          auto it = std::max_element(step.factors.begin(), step.factors.end());
+          *it = std::max(1, *it / 2);
+        }
+      }
+      state.apply(step);
+    }
+  } catch (const ScheduleError &) {
+    return std::nullopt;
+  }
+  return s;
+}
+
+std::optional<Schedule> ScheduleMutator::mutate_tile_size(Schedule s, std::mt19937_64 &rng) const {
+  const auto sps = steps_of(s, StepKind::SP);
+  if (sps.empty()) return std::nullopt;
+  Step &sp = s.steps[pick(sps, rng)];
+  // Lengths: the implicit outer part (index 0), then the factors.
+  std::vector<int64_t> lengths = {(sp.extent + product(sp.factors) - 1) / product(sp.factors)};
+  lengths.insert(lengths.end(), sp.factors.begin(), sp.factors.end());
+  std::vector<size_t> sources;
+  for (size_t i = 0; i < lengths.size(); ++i)
+    if (lengths[i] > 1) sources.push_back(i);
+  if (sources.empty()) return std::nullopt;
+  const size_t src = pick(sources, rng);
+  const int d = pick(divisors_above_one(lengths[src]), rng);
+  size_t dst = std::uniform_int_distribution<size_t>(0, lengths.size() - 2)(rng);
+  if (dst >= src) ++dst;
+  if (src > 0) sp.factors[src - 1] /= d;
+  if (dst > 0) sp.factors[dst - 1] *= d;
+  if (sp.factors.back() > options_.max_innermost_factor) return std::nullopt;
+  if (product(sp.factors) > sp.extent) return std::nullopt;
+  return s;
+}
+
+std::optional<Schedule> ScheduleMutator::mutate_auto_unroll(Schedule s, std::mt19937_64 &rng) const {
+  const auto prs = steps_of(s, StepKind::PR);
+  if (prs.empty() || options_.auto_unroll_values.size() < 2) return std::nullopt;
+  Step &pr = s.steps[pick(prs, rng)];
+  std::vector<int> others;
+  for (int v : options_.auto_unroll_values)
+    if (v != pr.value && v > 0) others.push_back(v);
+  if (others.empty()) return std::nullopt;
+  pr.value = pick(others, rng);
+  return s;
+}
+
+std::optional<Schedule> ScheduleMutator::mutate_compute_location(Schedule s, std::mt19937_64 &rng) const {
+  const auto cas = steps_of(s, StepKind::CA);
+  if (cas.empty()) return std::nullopt;
+  const size_t at = pick(cas, rng);
+  // How many loops the target has at that point decides the choices.
+  LoopState state(dag_);
+  try {
+    for (size_t i = 0; i < at; ++i) state.apply(s.steps[i]);
+  } catch (const ScheduleError &) {
+    return std::nullopt;
+  }
+  Step &ca = s.steps[at];
+  const int loops = int(state.stage(ca.target_stage).iters.size());
+  if (loops < 2) return std::nullopt;
+  int next = std::uniform_int_distribution<int>(0, loops - 2)(rng);
+  if (next >= ca.target_iter) ++next;
+  ca.target_iter = next;
+  return s;
+}
+
+std::optional<Schedule> ScheduleMutator::mutate(const Schedule &s, std::mt19937_64 &rng) const {
+  std::discrete_distribution<int> which({weights_.tile_size, weights_.auto_unroll, weights_.compute_location});
+  for (int t = 0; t < kTries; ++t) {
+    std::optional<Schedule> m;
+    switch (which(rng)) {
+      case 0: m = mutate_tile_size(s, rng); break;
+      case 1: m = mutate_auto_unroll(s, rng); break;
+      default: m = mutate_compute_location(s, rng); break;
+    }
+    if (!m) continue;
+    if (auto fixed = repair(std::move(*m))) {
+      if (*fixed != s) return fixed;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<Schedule> ScheduleMutator::crossover(const Schedule &a, const Schedule &b, std::mt19937_64 &rng) const {
+  if (a.steps.size() != b.steps.size()) return std::nullopt;
+  Schedule child = a;
+  std::bernoulli_distribution from_b(0.5);
+  for (size_t i = 0; i < a.steps.size(); ++i) {
+    if (!same_structure(a.steps[i], b.steps[i])) return std::nullopt;
+    if (from_b(rng)) child.steps[i] = b.steps[i];
+  }
+  return repair(std::move(child));
+}
+
+}  // namespace tlp

@@ -1,0 +1,157 @@
+// Mutation, crossover and the evolutionary policy: every child is a valid
+// schedule, nothing measured is proposed again, and with an oracle for a model
+// the search finds better schedules than sampling does.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <unordered_set>
+
+#include "search/evolutionary_search.h"
+#include "search/loop_state.h"
+#include "search/random_model.h"
+#include "search/schedule_mutator.h"
+#include "tests/search/dag_fixtures.h"
+
+namespace tlp {
+namespace {
+
+using namespace tlp::testing;
+
+std::vector<ComputeDag> all_fixtures() {
+  return {matmul_dag(), dense_relu_dag(), dense_add_relu_dag(), softmax_dag(), conv_dag()};
+}
+
+TEST(ScheduleMutator, MutantsOfSampledSchedulesAllReplay) {
+  for (const ComputeDag &dag : all_fixtures()) {
+    ScheduleSpace space(dag, SpaceOptions{});
+    ScheduleMutator mutator(dag, space.options());
+    std::mt19937_64 rng(3);
+    int produced = 0;
+    for (int i = 0; i < 300; ++i) {
+      const Schedule parent = space.sample(rng);
+      auto child = mutator.mutate(parent, rng);
+      if (!child) continue;
+      ++produced;
+      EXPECT_NE(*child, parent);
+      EXPECT_NO_THROW(LoopState::replay(dag, *child)) << child->to_text();
+    }
+    EXPECT_GT(produced, 250) << "mutation fails too often";
+  }
+}
+
+TEST(ScheduleMutator, CrossoverOfSameStructureParentsReplays) {
+  const ComputeDag dag = matmul_dag();
+  ScheduleSpace space(dag, SpaceOptions{});
+  ScheduleMutator mutator(dag, space.options());
+  std::mt19937_64 rng(5);
+  int children = 0;
+  for (int i = 0; i < 200; ++i) {
+    const Schedule a = space.sample(rng);
+    // A mutant of a shares its structure: crossing them must work.
+    auto b = mutator.mutate(a, rng);
+    if (!b) continue;
+    auto child = mutator.crossover(a, *b, rng);
+    ASSERT_TRUE(child.has_value()) << a.to_text() << "\n" << b->to_text();
+    EXPECT_NO_THROW(LoopState::replay(dag, *child));
+    ++children;
+  }
+  EXPECT_GT(children, 150);
+}
+
+TEST(ScheduleMutator, CrossoverOfDifferentStructuresIsRefused) {
+  const ComputeDag dag = matmul_dag();
+  ScheduleMutator mutator(dag, SpaceOptions{});
+  std::mt19937_64 rng(1);
+  const Schedule a = Schedule::from_text("SP(2,0,64,[8])");
+  const Schedule b = Schedule::from_text("SP(2,1,48,[8]); AN(2,0,parallel)");
+  EXPECT_FALSE(mutator.crossover(a, b, rng).has_value());
+}
+
+TEST(ScheduleMutator, RepairRederivesSplitExtentsAfterAnEarlierChange) {
+  const ComputeDag dag = matmul_dag();  // C [i:64, j:48, k~:32]
+  ScheduleMutator mutator(dag, SpaceOptions{});
+  // The second split's extent (8) follows from the first: change the first and repair.
+  Schedule s = Schedule::from_text("SP(2,0,64,[16]); SP(2,1,16,[8])");
+  s.steps[0].factors = {4};
+  auto fixed = mutator.repair(s);
+  ASSERT_TRUE(fixed.has_value());
+  EXPECT_EQ(fixed->steps[1].extent, 4);
+  EXPECT_EQ(fixed->steps[1].factors, std::vector<int>{4}) << "the factor must shrink to fit the loop";
+  EXPECT_NO_THROW(LoopState::replay(dag, *fixed));
+}
+
+// A model that knows the truth: scores by a synthetic cost with a known optimum.
+class OracleModel : public CostModel {
+ public:
+  static double cost(const Schedule &s) {
+    // Prefer innermost split factors of 16 and an auto-unroll limit of 64.
+    double c = 1;
+    for (const auto &st : s.steps) {
+      if (st.kind == StepKind::SP) c += std::fabs(std::log2(double(st.factors.back()) / 16.0));
+      if (st.kind == StepKind::PR) c += st.value == 64 ? 0 : 1;
+    }
+    return c;
+  }
+  std::vector<float> predict(const std::string &, const std::vector<Schedule> &ss) override {
+    std::vector<float> out;
+    for (const auto &s : ss) out.push_back(float(-cost(s)));
+    return out;
+  }
+  void update(const std::string &, const std::vector<Schedule> &, const std::vector<double> &) override {}
+  std::string name() const override { return "oracle"; }
+};
+
+TEST(EvolutionarySearch, WithAnOracleItBeatsRandomSampling) {
+  const ComputeDag dag = matmul_dag();
+  ScheduleSpace space(dag, SpaceOptions{});
+  OracleModel oracle;
+  EvolutionOptions eo;
+  eo.population = 128;
+  eo.eps_greedy = 0;
+  EvolutionarySearch search(space, oracle, "matmul", eo);
+  auto proposed = search.propose(8, {});
+  ASSERT_EQ(proposed.size(), 8u);
+  double best_evolved = 1e9;
+  for (const auto &s : proposed) best_evolved = std::min(best_evolved, OracleModel::cost(s));
+  std::mt19937_64 rng(99);
+  double mean_random = 0;
+  for (int i = 0; i < 200; ++i) mean_random += OracleModel::cost(space.sample(rng)) / 200;
+  EXPECT_LT(best_evolved, mean_random * 0.5) << "evolved " << best_evolved << " vs random mean " << mean_random;
+}
+
+TEST(EvolutionarySearch, NeverProposesMeasuredOrDuplicateSchedules) {
+  const ComputeDag dag = dense_relu_dag();
+  ScheduleSpace space(dag, SpaceOptions{});
+  RandomModel model(1);
+  EvolutionOptions eo;
+  eo.population = 64;
+  EvolutionarySearch search(space, model, "dense", eo);
+  std::unordered_set<std::string> measured;
+  for (int round = 0; round < 4; ++round) {
+    auto batch = search.propose(16, measured);
+    std::vector<double> costs;
+    for (const auto &s : batch) {
+      EXPECT_TRUE(measured.insert(s.to_text()).second) << "proposed twice: " << s.to_text();
+      EXPECT_NO_THROW(LoopState::replay(dag, s));
+      costs.push_back(1.0 + costs.size());
+    }
+    search.observe(batch, costs);
+  }
+  EXPECT_EQ(measured.size(), 64u);
+}
+
+TEST(EvolutionarySearch, ReportsTimeSpentInTheModel) {
+  const ComputeDag dag = matmul_dag();
+  ScheduleSpace space(dag, SpaceOptions{});
+  RandomModel model(1);
+  EvolutionOptions eo;
+  eo.population = 32;
+  EvolutionarySearch search(space, model, "m", eo);
+  search.propose(4, {});
+  EXPECT_GT(search.model_seconds(), 0.0);
+}
+
+}  // namespace
+}  // namespace tlp
