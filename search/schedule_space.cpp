@@ -239,9 +239,10 @@ class SketchBuilder {
     for (int d = 0; d < n; ++d) {
       const int64_t e = st.iters[d].extent;
       if (d == n - 1) {
-        int64_t lanes = std::min<int64_t>(o_.vector_lanes, e);
-        // Register blocks divide the tile: guarded tails inside a block cost more than they save.
-        int64_t mid = divisor_factor(std::max<int64_t>(1, e / lanes), 8, rng_);
+        // Register blocks divide the tile exactly: a guarded tail inside a block costs
+        // more than it saves, and Halide 14 miscompiles some guarded update tails.
+        int64_t lanes = divisors_up_to(e, o_.vector_lanes).back();
+        int64_t mid = divisor_factor(e / lanes, 8, rng_);
         sf[d] = {int(mid), int(lanes)};
       } else {
         sf[d] = {int(divisor_factor(e, 16, rng_))};

@@ -1,0 +1,56 @@
+// The schedule space produces schedules Halide accepts: for every operator,
+// sampled schedules lower and compile to Halide's IR module. (The issue asks for
+// under 1% invalid over 1,000 per operator; the suite samples fewer to stay fast,
+// and `tlptune tune` reports the live rate in its summary.)
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "codegen/lower.h"
+#include "codegen/operator.h"
+#include "search/schedule_space.h"
+
+namespace tlp {
+namespace {
+
+// Default shapes: the ones users tune, so the tile arithmetic is realistic.
+const char *kOperators[] = {"matmul",
+                            "batch_matmul",
+                            "conv2d",
+                            "conv2d:layout=NHWC",
+                            "conv2d:C=128,H=28,W=28,K=128,stride=2",
+                            "depthwise_conv2d",
+                            "dense_bias_relu",
+                            "conv2d_bias_relu",
+                            "softmax",
+                            "layernorm",
+                            "max_pool2d"};
+
+class SpaceValidity : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(SpaceValidity, SampledSchedulesLowerAndCompile) {
+  auto op = make_operator(GetParam());
+  const ComputeDag dag = make_compute_dag(*op);
+  SpaceOptions so;
+  so.vector_lanes = 8;
+  ScheduleSpace space(dag, so);
+  std::mt19937_64 rng(11);
+  const int samples = 20;
+  int invalid = 0;
+  std::string first_error;
+  for (int i = 0; i < samples; ++i) {
+    const Schedule s = space.sample(rng);
+    try {
+      LoweredKernel k = lower_schedule(*op, dag, s, Halide::get_host_target());
+      Halide::Pipeline(k.output).compile_to_module(k.arguments(), "k", Halide::get_host_target());
+    } catch (const std::exception &e) {
+      if (invalid++ == 0) first_error = s.to_text() + "\n" + e.what();
+    }
+  }
+  EXPECT_EQ(invalid, 0) << invalid << " of " << samples << " invalid; first:\n" << first_error;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryOperator, SpaceValidity, ::testing::ValuesIn(kOperators));
+
+}  // namespace
+}  // namespace tlp
