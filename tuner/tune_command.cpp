@@ -1,5 +1,6 @@
 // tlptune tune: tunes one operator and prints (and optionally writes) a summary.
 #include <atomic>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -19,6 +20,22 @@ namespace {
 std::atomic<bool> g_stop_requested{false};
 
 extern "C" void on_interrupt(int) { g_stop_requested = true; }
+
+void print_network_summary(const NetworkSummary &n) {
+  printf("\nnetwork    %s\ntrials     %d\ntime       %.1f s\n\n", n.network.c_str(), n.trials_total, n.wall_seconds);
+  printf("%-72s %6s %7s %10s %9s\n", "task", "weight", "trials", "best ms", "GFLOP/s");
+  for (size_t i = 0; i < n.tasks.size(); ++i) {
+    const TuneSummary &t = n.tasks[i];
+    if (t.found)
+      printf("%-72s %6g %7d %10.4f %9.2f\n", t.workload.c_str(), n.weights[i], t.trials_total, t.best_cost * 1e3,
+             t.best_gflops);
+    else
+      printf("%-72s %6g %7d %10s %9s\n", t.workload.c_str(), n.weights[i], t.trials_total, "none", "-");
+  }
+  const double lat = n.estimated_latency();
+  if (std::isfinite(lat)) printf("\nestimated network latency: %.3f ms (sum of weight x best latency)\n", lat * 1e3);
+  else printf("\nestimated network latency: unknown (some tasks have no valid kernel yet; give more --trials)\n");
+}
 
 void print_summary(const TuneSummary &s) {
   printf("\nworkload   %s\ntarget     %s\ntrials     %d (%d measured now, %d known from the log)\n", s.workload.c_str(),
@@ -43,11 +60,15 @@ void print_summary(const TuneSummary &s) {
 Command add_tune_command(CLI::App &app) {
   auto o = std::make_shared<TuneOptions>();
   auto json_path = std::make_shared<std::string>();
+  auto network = std::make_shared<std::string>();
   Command c;
   c.app = app.add_subcommand("tune", "Search schedules for an operator, measure them, log every measurement");
   auto *sub = c.app;
-  sub->add_option("--op", o->op_spec, "Operator to tune, KIND:PARAM=VALUE,... (see 'tlptune ops')")
-      ->capture_default_str();
+  auto *op_opt = sub->add_option("--op", o->op_spec, "Operator to tune, KIND:PARAM=VALUE,... (see 'tlptune ops')")
+                     ->capture_default_str();
+  sub->add_option("--network", *network,
+                  "Tune every operator of a network file (see examples/networks/) within --trials in all")
+      ->excludes(op_opt);
   sub->add_option("--target", o->target, "Compile target: host, or a Halide target string such as x86-64-linux-avx2")
       ->capture_default_str();
   sub->add_option("--trials", o->trials, "How many candidates to measure in all")->capture_default_str()->check(CLI::PositiveNumber);
@@ -69,18 +90,32 @@ Command add_tune_command(CLI::App &app) {
   sub->add_option("--min-seconds", o->min_seconds, "Timed seconds per candidate, at least")->capture_default_str();
   sub->add_option("--work-dir", o->work_dir, "Keep build artifacts here (default: a temporary folder, removed at the end)");
   sub->add_flag("!--no-progress", o->progress, "Do not draw the progress bar");
-  c.run = [o, json_path] {
+  c.run = [o, json_path, network] {
     std::signal(SIGINT, on_interrupt);
     std::signal(SIGTERM, on_interrupt);
-    TuneSummary s = run_tuning(*o, g_stop_requested);
-    print_summary(s);
+    nlohmann::json summary;
+    bool interrupted = false;
+    int trials = 0;
+    if (!network->empty()) {
+      NetworkSummary n = run_network_tuning(*o, *network, g_stop_requested);
+      print_network_summary(n);
+      summary = n.to_json();
+      interrupted = n.interrupted;
+      trials = n.trials_total;
+    } else {
+      TuneSummary s = run_tuning(*o, g_stop_requested);
+      print_summary(s);
+      summary = s.to_json();
+      interrupted = s.interrupted;
+      trials = s.trials_total;
+    }
     if (!json_path->empty()) {
       std::ofstream f(*json_path);
       if (!f) throw std::runtime_error("cannot write the summary to '" + *json_path + "'");
-      f << s.to_json().dump(2) << "\n";
+      f << summary.dump(2) << "\n";
     }
-    if (s.interrupted) {
-      fprintf(stderr, "interrupted: %d measurements are in %s; run again with --resume to continue\n", s.trials_total,
+    if (interrupted) {
+      fprintf(stderr, "interrupted: %d measurements are in %s; run again with --resume to continue\n", trials,
               o->log_path.c_str());
       return kExitInterrupted;
     }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -58,5 +59,24 @@ struct TuneSummary {
 // message for people when the options cannot work. `stop` is polled between
 // candidates; when it turns true the run ends cleanly with everything logged.
 TuneSummary run_tuning(const TuneOptions &options, const std::atomic<bool> &stop);
+
+struct NetworkSummary {
+  std::string network;
+  std::vector<double> weights;      // per task
+  std::vector<TuneSummary> tasks;   // per task, in the network file's order
+  int trials_total = 0;
+  bool interrupted = false;
+  double wall_seconds = 0;
+  // Σ weight × best latency; +inf while some task has no valid kernel.
+  double estimated_latency() const;
+
+  nlohmann::json to_json() const;
+};
+
+// Tunes every operator of a network file (search/network_spec.h) within one
+// trial budget (`options.trials`), giving each round to the task where the
+// estimated network latency should fall most (search/task_scheduler.h).
+NetworkSummary run_network_tuning(const TuneOptions &options, const std::string &network_path,
+                                  const std::atomic<bool> &stop);
 
 }  // namespace tlp

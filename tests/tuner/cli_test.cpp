@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -197,6 +198,36 @@ TEST(Cli, InterruptStopsCleanlyWithEveryRecordOnDisk) {
   const auto records = read_records(log);  // every line parses
   EXPECT_GE(records.size(), 2u);
   EXPECT_LT(records.size(), 500u);
+}
+
+TEST(Cli, NetworkTuningSpreadsTrialsAndReportsTheEstimatedLatency) {
+  TempDir d;
+  const std::string net = d / "tiny.json";
+  std::ofstream(net) << R"({"format": 1, "name": "tiny", "tasks": [
+    {"op": "matmul:M=32,N=32,K=32", "weight": 2},
+    {"op": "softmax:M=16,N=64", "weight": 1}]})";
+  const std::string log = d / "l.jsonl";
+  CliRun r = tlptune("tune --network " + quote(net) + " --trials 8 --no-progress --min-seconds 0.01 --log " +
+                     quote(log) + " --json " + quote(d / "s.json"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("estimated network latency"), std::string::npos) << r.output;
+  const auto records = read_records(log);
+  ASSERT_EQ(records.size(), 8u);
+  std::set<std::string> workloads;
+  for (const auto &rec : records) workloads.insert(rec.at("workload").get<std::string>());
+  EXPECT_EQ(workloads.size(), 2u) << "every task gets trials";
+  const auto summary = nlohmann::json::parse(read_file(d / "s.json"));
+  ASSERT_EQ(summary.at("tasks").size(), 2u);
+  double expected = 0;
+  for (const auto &t : summary.at("tasks")) expected += t.at("weight").get<double>() * t.at("best").at("cost_seconds").get<double>();
+  EXPECT_NEAR(summary.at("estimated_latency_seconds").get<double>(), expected, 1e-12);
+}
+
+TEST(Cli, NetworkFileWithABadOperatorNamesTheTask) {
+  TempDir d;
+  const std::string net = d / "bad.json";
+  std::ofstream(net) << R"({"format": 1, "tasks": [{"op": "matmul:M=8"}, {"op": "convolution:C=3"}]})";
+  expect_error("tune --network " + quote(net) + " --trials 4 --log " + quote(d / "l.jsonl"), "task 1");
 }
 
 }  // namespace

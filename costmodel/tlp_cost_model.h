@@ -1,0 +1,74 @@
+// TLP behind the search's CostModel interface.
+//
+// predict() featurizes the schedules with the model's featurizer settings and
+// scores them (by default with our own plain-C++ forward; see tlp_network.h).
+// update() keeps the measured records of the task and fine-tunes the network on
+// all records seen so far (labels per task: min cost / cost; failed measurements
+// are kept out of training), for `update.epochs` epochs. With update.epochs = 0
+// the model never changes (the paper's "tlp-no-update").
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "costmodel/model_file.h"
+#include "costmodel/tlp_featurizer.h"
+#include "costmodel/tlp_network.h"
+#include "costmodel/tlp_trainer.h"
+#include "search/cost_model.h"
+
+namespace tlp {
+
+struct TlpCostModelOptions {
+  InferenceOptions inference;  // path, chunk, threads for predict()
+  // Online fine-tuning. Used: loss, epochs, batch, lr, weight_decay, grad_clip,
+  // seed, threads (arch and featurizer come from the model; no validation).
+  TrainOptions update = default_update();
+  // Fine-tune on the most recent this-many usable records only; 0 = all seen.
+  size_t max_update_records = 0;
+
+  static TrainOptions default_update() {
+    TrainOptions t;
+    t.epochs = 5;
+    t.batch = 256;
+    return t;
+  }
+};
+
+class TlpCostModel final : public CostModel {
+ public:
+  TlpCostModel(TlpNetwork network, TlpModelInfo info, TlpCostModelOptions options);
+  ~TlpCostModel() override;
+
+  std::vector<float> predict(const std::string &task_key, const std::vector<Schedule> &schedules) override;
+  void update(const std::string &task_key, const std::vector<Schedule> &schedules,
+              const std::vector<double> &costs) override;
+  std::string name() const override;  // "tlp-attention", "tlp-lstm", "tlp-transformer"
+
+  // The current model (with the records seen online counted in its training info).
+  void save(const std::string &path) const;
+  const TlpModelInfo &info() const;
+  size_t num_records() const;  // usable records kept from update()
+  // The history of the last fine-tuning (empty before the first).
+  const TrainResult &last_update() const;
+  TlpNetwork &network();
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+// From a model file; with a non-empty platform, a model trained for another one
+// is refused (ModelFileError).
+std::unique_ptr<TlpCostModel> make_tlp_cost_model(const std::string &model_path, const std::string &platform,
+                                                  const TlpCostModelOptions &options = {});
+
+// A fresh, untrained network (--model none) that learns from update() alone.
+std::unique_ptr<TlpCostModel> make_untrained_tlp_cost_model(const TlpNetworkConfig &network,
+                                                            const FeaturizerOptions &featurizer,
+                                                            const std::string &platform,
+                                                            const TlpCostModelOptions &options = {},
+                                                            uint64_t seed = 0);
+
+}  // namespace tlp

@@ -1,0 +1,304 @@
+#include "costmodel/tlp_network.h"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+#include "costmodel/tlp_torch_internal.h"
+
+namespace tlp {
+
+const char *tlp_arch_name(TlpArch a) {
+  switch (a) {
+    case TlpArch::Attention: return "attention";
+    case TlpArch::Lstm: return "lstm";
+    case TlpArch::Transformer: return "transformer";
+  }
+  return "?";
+}
+
+TlpArch tlp_arch_from_name(const std::string &name) {
+  for (TlpArch a : {TlpArch::Attention, TlpArch::Lstm, TlpArch::Transformer})
+    if (name == tlp_arch_name(a)) return a;
+  throw std::invalid_argument("unknown TLP architecture '" + name + "' (known: attention, lstm, transformer)");
+}
+
+void TlpNetworkConfig::validate() const {
+  auto positive = [](int v, const char *what) {
+    if (v <= 0) throw std::invalid_argument(std::string("TLP network ") + what + " must be positive, got " +
+                                            std::to_string(v));
+  };
+  positive(seq_len, "seq_len");
+  positive(emb_size, "emb_size");
+  positive(hidden, "hidden");
+  positive(heads, "heads");
+  if (hidden % heads != 0)
+    throw std::invalid_argument("TLP network hidden size " + std::to_string(hidden) +
+                                " is not divisible by the number of heads " + std::to_string(heads));
+}
+
+bool TlpNetworkConfig::operator==(const TlpNetworkConfig &o) const {
+  return arch == o.arch && seq_len == o.seq_len && emb_size == o.emb_size && hidden == o.hidden && heads == o.heads;
+}
+
+namespace detail {
+
+TlpNetModuleImpl::TlpNetModuleImpl(const TlpNetworkConfig &c) : config(c) {
+  namespace nn = torch::nn;
+  const int H = c.hidden;
+  enc0 = register_module("enc0", nn::Linear(c.emb_size, 64));
+  enc1 = register_module("enc1", nn::Linear(64, 128));
+  enc2 = register_module("enc2", nn::Linear(128, H));
+  enc3 = register_module("enc3", nn::Linear(H, H));
+  switch (c.arch) {
+    case TlpArch::Attention:
+      attn = register_module("attn", nn::MultiheadAttention(nn::MultiheadAttentionOptions(H, c.heads)));
+      break;
+    case TlpArch::Lstm:
+      lstm = register_module("lstm", nn::LSTM(nn::LSTMOptions(H, H).batch_first(true)));
+      break;
+    case TlpArch::Transformer: {
+      const auto opts = nn::TransformerEncoderLayerOptions(H, c.heads).dim_feedforward(H).dropout(0.0);
+      tf0 = register_module("tf0", nn::TransformerEncoderLayer(opts));
+      tf1 = register_module("tf1", nn::TransformerEncoderLayer(opts));
+      break;
+    }
+  }
+  res0 = register_module("res0", nn::Linear(H, H));
+  res1 = register_module("res1", nn::Linear(H, H));
+  dec0 = register_module("dec0", nn::Linear(H, H));
+  dec1 = register_module("dec1", nn::Linear(H, 128));
+  dec2 = register_module("dec2", nn::Linear(128, 64));
+  dec3 = register_module("dec3", nn::Linear(64, 1));
+}
+
+torch::Tensor real_step_mask(const torch::Tensor &x) {
+  const int64_t L = x.size(1);
+  const torch::Tensor nonzero = (x.abs().sum(-1) > 0).to(torch::kFloat);           // [N, L]
+  const torch::Tensor pos = torch::arange(1, L + 1, x.options().dtype(torch::kFloat));  // 1..L
+  const torch::Tensor count = (nonzero * pos).amax(1, /*keepdim=*/true);              // [N, 1]
+  return torch::arange(L, x.options().dtype(torch::kFloat)).unsqueeze(0) < count;     // [N, L]
+}
+
+torch::Tensor TlpNetModuleImpl::forward(const torch::Tensor &x) {
+  const torch::Tensor real = real_step_mask(x);
+  torch::Tensor h = torch::relu(enc0(x));
+  h = torch::relu(enc1(h));
+  h = torch::relu(enc2(h));
+  h = torch::relu(enc3(h));  // [N, L, H]
+  // Padding keys are ignored; the first key never is, so a schedule without steps
+  // does not turn the softmax into NaN (its score is 0 through the mask below).
+  auto padding_keys = [&]() {
+    torch::Tensor m = real.logical_not();
+    m.select(1, 0).fill_(false);
+    return m;
+  };
+  switch (config.arch) {
+    case TlpArch::Attention: {
+      const torch::Tensor t = h.transpose(0, 1);  // [L, N, H]
+      const torch::Tensor a = std::get<0>(attn(t, t, t, padding_keys(), /*need_weights=*/false));
+      h = h + a.transpose(0, 1);
+      break;
+    }
+    case TlpArch::Lstm:
+      h = std::get<0>(lstm(h));
+      break;
+    case TlpArch::Transformer: {
+      const torch::Tensor keys = padding_keys();
+      torch::Tensor t = h.transpose(0, 1);
+      t = tf0(t, torch::Tensor(), keys);
+      t = tf1(t, torch::Tensor(), keys);
+      h = t.transpose(0, 1);
+      break;
+    }
+  }
+  h = h + torch::relu(res0(h));
+  h = h + torch::relu(res1(h));
+  torch::Tensor y = torch::relu(dec0(h));
+  y = torch::relu(dec1(y));
+  y = torch::relu(dec2(y));
+  y = dec3(y).squeeze(-1);  // [N, L]
+  return (y * real.to(y.dtype())).sum(1);
+}
+
+namespace {
+
+std::vector<float> values(const torch::Tensor &t) {
+  const torch::Tensor c = t.detach().to(torch::kFloat).contiguous();
+  return std::vector<float>(c.data_ptr<float>(), c.data_ptr<float>() + c.numel());
+}
+
+FastLinear fast_linear(const torch::nn::Linear &l) {
+  FastLinear f;
+  f.in = int(l->weight.size(1));
+  f.out = int(l->weight.size(0));
+  f.w = values(l->weight);
+  f.b = values(l->bias);
+  return f;
+}
+
+FastAttention fast_attention(const torch::nn::MultiheadAttention &m, int heads) {
+  FastAttention f;
+  f.heads = heads;
+  f.in_proj.in = int(m->in_proj_weight.size(1));
+  f.in_proj.out = int(m->in_proj_weight.size(0));
+  f.in_proj.w = values(m->in_proj_weight);
+  f.in_proj.b = values(m->in_proj_bias);
+  f.out_proj = fast_linear(m->out_proj);
+  return f;
+}
+
+FastLayerNorm fast_norm(const torch::nn::LayerNorm &n) {
+  FastLayerNorm f;
+  f.gamma = values(n->weight);
+  f.beta = values(n->bias);
+  f.eps = float(n->options.eps());
+  return f;
+}
+
+FastTransformerLayer fast_transformer(const torch::nn::TransformerEncoderLayer &l, int heads) {
+  FastTransformerLayer f;
+  f.attn = fast_attention(l->self_attn, heads);
+  f.lin1 = fast_linear(l->linear1);
+  f.lin2 = fast_linear(l->linear2);
+  f.norm1 = fast_norm(l->norm1);
+  f.norm2 = fast_norm(l->norm2);
+  return f;
+}
+
+std::unique_ptr<FastNet> build_fast(const TlpNetModuleImpl &m) {
+  auto f = std::make_unique<FastNet>();
+  f->config = m.config;
+  const torch::nn::Linear enc[4] = {m.enc0, m.enc1, m.enc2, m.enc3};
+  const torch::nn::Linear dec[4] = {m.dec0, m.dec1, m.dec2, m.dec3};
+  for (int i = 0; i < 4; ++i) {
+    f->enc[i] = fast_linear(enc[i]);
+    f->dec[i] = fast_linear(dec[i]);
+  }
+  f->res[0] = fast_linear(m.res0);
+  f->res[1] = fast_linear(m.res1);
+  switch (m.config.arch) {
+    case TlpArch::Attention:
+      f->attn = fast_attention(m.attn, m.config.heads);
+      break;
+    case TlpArch::Lstm: {
+      auto p = m.lstm->named_parameters();
+      f->lstm.hidden = m.config.hidden;
+      f->lstm.w_ih = values(p["weight_ih_l0"]);
+      f->lstm.w_hh = values(p["weight_hh_l0"]);
+      f->lstm.bias = values(p["bias_ih_l0"] + p["bias_hh_l0"]);
+      break;
+    }
+    case TlpArch::Transformer:
+      f->tf[0] = fast_transformer(m.tf0, m.config.heads);
+      f->tf[1] = fast_transformer(m.tf1, m.config.heads);
+      break;
+  }
+  return f;
+}
+
+}  // namespace
+}  // namespace detail
+
+TlpNetwork::TlpNetwork(const TlpNetworkConfig &config, uint64_t seed) : impl_(std::make_unique<Impl>()) {
+  config.validate();
+  impl_->config = config;
+  torch::manual_seed(seed);
+  impl_->module = detail::TlpNetModule(config);
+}
+
+TlpNetwork::TlpNetwork(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+TlpNetwork::~TlpNetwork() = default;
+TlpNetwork::TlpNetwork(TlpNetwork &&) noexcept = default;
+TlpNetwork &TlpNetwork::operator=(TlpNetwork &&) noexcept = default;
+
+const TlpNetworkConfig &TlpNetwork::config() const { return impl_->config; }
+
+size_t TlpNetwork::num_parameters() const {
+  size_t n = 0;
+  for (const torch::Tensor &p : impl_->module->parameters()) n += size_t(p.numel());
+  return n;
+}
+
+std::vector<float> TlpNetwork::predict(const std::vector<float> &features, const InferenceOptions &options) {
+  const size_t per = size_t(impl_->config.seq_len) * impl_->config.emb_size;
+  if (features.size() % per != 0)
+    throw std::invalid_argument("TLP features hold " + std::to_string(features.size()) +
+                                " values, not a multiple of seq_len x emb_size = " + std::to_string(per));
+  return predict(features.data(), features.size() / per, options);
+}
+
+std::vector<float> TlpNetwork::predict(const float *features, size_t n, const InferenceOptions &options) {
+  std::vector<float> out(n, 0.0f);
+  if (n == 0) return out;
+  const int chunk = std::max(1, options.chunk);
+  const int threads = std::max(1, options.threads);
+  if (options.path == InferencePath::Fast) {
+    if (!impl_->fast) impl_->fast = detail::build_fast(*impl_->module);
+    detail::fast_predict(*impl_->fast, features, n, out.data(), chunk, threads);
+    return out;
+  }
+  torch::NoGradGuard no_grad;
+  torch::set_num_threads(threads);
+  const int64_t L = impl_->config.seq_len, E = impl_->config.emb_size;
+  const size_t per = size_t(L * E);
+  impl_->module->eval();
+  for (size_t i = 0; i < n; i += size_t(chunk)) {
+    const int64_t m = int64_t(std::min(n - i, size_t(chunk)));
+    // from_blob does not copy; the forward only reads it.
+    const torch::Tensor x = torch::from_blob(const_cast<float *>(features + i * per), {m, L, E}, torch::kFloat);
+    const torch::Tensor y = impl_->module->forward(x).contiguous();
+    std::copy_n(y.data_ptr<float>(), m, out.data() + i);
+  }
+  return out;
+}
+
+std::string TlpNetwork::save_weights() const {
+  torch::serialize::OutputArchive archive;
+  impl_->module->save(archive);
+  std::ostringstream os;
+  archive.save_to(os);
+  return os.str();
+}
+
+void TlpNetwork::load_weights(const std::string &bytes) {
+  // Load into a fresh module first, so a failure leaves this network untouched,
+  // and check every shape (LibTorch's load would silently take other shapes).
+  detail::TlpNetModule fresh(impl_->config);
+  try {
+    torch::serialize::InputArchive archive;
+    std::istringstream is(bytes);
+    archive.load_from(is);
+    fresh->load(archive);
+  } catch (const std::exception &e) {
+    std::string what = e.what();
+    const size_t nl = what.find('\n');
+    if (nl != std::string::npos) what = what.substr(0, nl);
+    throw std::runtime_error(std::string("the weights do not fit a TLP ") + tlp_arch_name(impl_->config.arch) +
+                             " network of this shape: " + what);
+  }
+  const auto want = detail::TlpNetModule(impl_->config)->named_parameters();
+  const auto got = fresh->named_parameters();
+  for (const auto &item : want) {
+    const torch::Tensor *t = got.find(item.key());
+    if (t == nullptr || t->sizes() != item.value().sizes())
+      throw std::runtime_error("the weights do not fit a TLP " + std::string(tlp_arch_name(impl_->config.arch)) +
+                               " network of this shape: parameter '" + item.key() + "' is missing or has another shape");
+  }
+  impl_->module = fresh;
+  impl_->weights_changed();
+}
+
+TlpNetwork TlpNetwork::clone() const {
+  auto impl = std::make_unique<Impl>();
+  impl->config = impl_->config;
+  impl->module = detail::TlpNetModule(impl_->config);
+  {
+    torch::NoGradGuard no_grad;
+    auto dst = impl->module->named_parameters();
+    for (const auto &item : impl_->module->named_parameters()) dst[item.key()].copy_(item.value());
+  }
+  return TlpNetwork(std::move(impl));
+}
+
+}  // namespace tlp

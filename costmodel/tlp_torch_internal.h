@@ -1,0 +1,60 @@
+// PRIVATE to costmodel's .cpp files: the LibTorch side of the TLP network and
+// losses. Including this pulls in LibTorch; never include it from a public header
+// or from another module.
+#pragma once
+
+#include <torch/nn.h>
+#include <torch/serialize.h>
+
+#include <memory>
+
+#include "costmodel/tlp_fast_forward.h"
+#include "costmodel/tlp_network.h"
+
+namespace tlp::detail {
+
+struct TlpNetModuleImpl : torch::nn::Module {
+  explicit TlpNetModuleImpl(const TlpNetworkConfig &config);
+
+  // x: [N, seq_len, emb_size] float -> scores [N].
+  torch::Tensor forward(const torch::Tensor &x);
+
+  TlpNetworkConfig config;
+  torch::nn::Linear enc0{nullptr}, enc1{nullptr}, enc2{nullptr}, enc3{nullptr};
+  torch::nn::MultiheadAttention attn{nullptr};
+  torch::nn::LSTM lstm{nullptr};
+  torch::nn::TransformerEncoderLayer tf0{nullptr}, tf1{nullptr};
+  torch::nn::Linear res0{nullptr}, res1{nullptr};
+  torch::nn::Linear dec0{nullptr}, dec1{nullptr}, dec2{nullptr}, dec3{nullptr};
+};
+TORCH_MODULE(TlpNetModule);
+
+// Which rows of x [N, L, E] are real steps: those up to the last non-zero row.
+// Returns a bool tensor [N, L].
+torch::Tensor real_step_mask(const torch::Tensor &x);
+
+// LambdaRank over groups (one row per group, padded): scores, labels [G, n],
+// valid bool [G, n]. Per group: the sum over pairs (i, j) with label_i > label_j of
+// |dG| * |1/D_i - 1/D_j| * log2(1 + exp(-sigma (s_i - s_j))), where G = (2^label
+// - 1) / ideal DCG and D = log2(1 + rank by score). The ranks and weights are
+// constants for autograd. Returns the mean over groups.
+torch::Tensor lambda_rank_loss(const torch::Tensor &scores, const torch::Tensor &labels, const torch::Tensor &valid,
+                               double sigma = 1.0);
+
+// Mean squared error over the valid entries.
+torch::Tensor mse_loss(const torch::Tensor &scores, const torch::Tensor &labels, const torch::Tensor &valid);
+
+}  // namespace tlp::detail
+
+namespace tlp {
+
+struct TlpNetwork::Impl {
+  TlpNetworkConfig config;
+  detail::TlpNetModule module{nullptr};
+  std::unique_ptr<detail::FastNet> fast;  // built from the module's weights on demand
+
+  // Call after changing the module's weights (training, loading).
+  void weights_changed() { fast.reset(); }
+};
+
+}  // namespace tlp

@@ -1,0 +1,309 @@
+#include "costmodel/tlp_trainer.h"
+
+#include <torch/optim/adam.h>
+#include <torch/nn/utils/clip_grad.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+
+#include "costmodel/tlp_torch_internal.h"
+
+namespace tlp {
+
+const char *tlp_loss_name(TlpLoss l) { return l == TlpLoss::Rank ? "rank" : "mse"; }
+
+TlpLoss tlp_loss_from_name(const std::string &name) {
+  if (name == "rank" || name == "lambdarank") return TlpLoss::Rank;
+  if (name == "mse") return TlpLoss::Mse;
+  throw std::invalid_argument("unknown TLP loss '" + name + "' (known: rank, mse)");
+}
+
+TlpNetworkConfig network_config(const TrainOptions &o) {
+  TlpNetworkConfig c;
+  c.arch = o.arch;
+  c.seq_len = o.featurizer.seq_len;
+  c.emb_size = o.featurizer.emb_size;
+  return c;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// All records of a task list, flattened: features [N, L, E], labels [N], and the
+// range of each task.
+struct Flat {
+  torch::Tensor x, y;
+  std::vector<std::pair<int64_t, int64_t>> task_range;  // [begin, end)
+  int64_t n = 0;
+};
+
+Flat flatten(const std::vector<TlpTask> &tasks, const TlpNetworkConfig &cfg, const char *what) {
+  const int64_t per = int64_t(cfg.seq_len) * cfg.emb_size;
+  Flat f;
+  for (const TlpTask &t : tasks) f.n += int64_t(t.size());
+  f.x = torch::empty({f.n, cfg.seq_len, cfg.emb_size}, torch::kFloat);
+  f.y = torch::empty({f.n}, torch::kFloat);
+  float *xp = f.x.data_ptr<float>();
+  float *yp = f.y.data_ptr<float>();
+  int64_t at = 0;
+  for (const TlpTask &t : tasks) {
+    if (t.features.size() != t.size() * size_t(per))
+      throw std::invalid_argument(std::string(what) + " task '" + t.workload_key + "' has " +
+                                  std::to_string(t.features.size()) + " feature values for " +
+                                  std::to_string(t.size()) + " records; featurize it with the network's seq_len " +
+                                  std::to_string(cfg.seq_len) + " x emb_size " + std::to_string(cfg.emb_size));
+    if (t.labels.size() != t.size())
+      throw std::invalid_argument(std::string(what) + " task '" + t.workload_key + "' has no labels");
+    std::copy(t.features.begin(), t.features.end(), xp + at * per);
+    std::copy(t.labels.begin(), t.labels.end(), yp + at);
+    f.task_range.emplace_back(at, at + int64_t(t.size()));
+    at += int64_t(t.size());
+  }
+  return f;
+}
+
+using Group = std::vector<int64_t>;  // record indices of one task
+using Batch = std::vector<Group>;
+
+uint64_t draw(std::mt19937_64 &rng, uint64_t bound) { return rng() % bound; }
+
+template <typename T>
+void shuffle(std::vector<T> &v, std::mt19937_64 &rng) {
+  for (size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[draw(rng, i)]);
+}
+
+// Groups of at most `batch` records of one task, packed into batches of at most
+// `batch` records. With a generator, everything is shuffled; without, the order
+// is the data's (for evaluation).
+std::vector<Batch> make_batches(const Flat &f, TlpLoss loss, int batch, std::mt19937_64 *rng) {
+  const size_t B = size_t(std::max(1, batch));
+  std::vector<Group> groups;
+  if (loss == TlpLoss::Mse) {
+    Group all(size_t(f.n));
+    std::iota(all.begin(), all.end(), int64_t(0));
+    if (rng) shuffle(all, *rng);
+    for (size_t i = 0; i < all.size(); i += B)
+      groups.emplace_back(all.begin() + i, all.begin() + std::min(all.size(), i + B));
+  } else {
+    for (const auto &r : f.task_range) {
+      Group g(size_t(r.second - r.first));
+      std::iota(g.begin(), g.end(), r.first);
+      if (rng) shuffle(g, *rng);
+      for (size_t i = 0; i < g.size(); i += B) groups.emplace_back(g.begin() + i, g.begin() + std::min(g.size(), i + B));
+    }
+    if (rng) shuffle(groups, *rng);
+  }
+  std::vector<Batch> batches;
+  size_t filled = B;
+  for (Group &g : groups) {
+    if (filled + g.size() > B) {
+      batches.emplace_back();
+      filled = 0;
+    }
+    filled += g.size();
+    batches.back().push_back(std::move(g));
+  }
+  return batches;
+}
+
+// The batch's records in order, and the [G, n] padded layout of its groups:
+// position of each entry in the record list (padding points at an extra slot).
+struct BatchTensors {
+  torch::Tensor index;  // [B] record indices
+  torch::Tensor slot;   // [G * n] positions into scores (B = padding)
+  torch::Tensor valid;  // [G, n] bool
+  int64_t groups = 0, width = 0, records = 0;
+};
+
+BatchTensors batch_tensors(const Batch &b) {
+  BatchTensors t;
+  t.groups = int64_t(b.size());
+  for (const Group &g : b) {
+    t.width = std::max(t.width, int64_t(g.size()));
+    t.records += int64_t(g.size());
+  }
+  std::vector<int64_t> index, slot(size_t(t.groups * t.width), t.records);
+  index.reserve(size_t(t.records));
+  std::vector<uint8_t> valid(size_t(t.groups * t.width), 0);
+  for (size_t gi = 0; gi < b.size(); ++gi)
+    for (size_t j = 0; j < b[gi].size(); ++j) {
+      slot[gi * size_t(t.width) + j] = int64_t(index.size());
+      valid[gi * size_t(t.width) + j] = 1;
+      index.push_back(b[gi][j]);
+    }
+  t.index = torch::tensor(index, torch::kLong);
+  t.slot = torch::tensor(slot, torch::kLong);
+  t.valid = torch::tensor(std::vector<int64_t>(valid.begin(), valid.end()), torch::kLong)
+                .to(torch::kBool)
+                .reshape({t.groups, t.width});
+  return t;
+}
+
+// The loss of one batch from the scores of its records (in bt.index order).
+torch::Tensor batch_loss(const torch::Tensor &scores, const torch::Tensor &labels, const BatchTensors &bt,
+                         TlpLoss loss) {
+  const torch::Tensor ext_s = torch::cat({scores, torch::zeros({1}, scores.options())});
+  const torch::Tensor ext_y = torch::cat({labels, torch::zeros({1}, labels.options())});
+  const torch::Tensor s = ext_s.index_select(0, bt.slot).reshape({bt.groups, bt.width});
+  const torch::Tensor y = ext_y.index_select(0, bt.slot).reshape({bt.groups, bt.width});
+  return loss == TlpLoss::Rank ? detail::lambda_rank_loss(s, y, bt.valid) : detail::mse_loss(s, y, bt.valid);
+}
+
+// Scores of all records, no gradients, in chunks.
+torch::Tensor score_all(detail::TlpNetModule &m, const Flat &f, int64_t chunk = 1024) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> parts;
+  for (int64_t i = 0; i < f.n; i += chunk) parts.push_back(m->forward(f.x.slice(0, i, std::min(f.n, i + chunk))));
+  return parts.empty() ? torch::zeros({0}) : torch::cat(parts);
+}
+
+// Evaluation loss from precomputed scores: the mean over groups (rank) or over
+// records (MSE), with groups made as in training but unshuffled.
+double loss_of_scores(const torch::Tensor &scores, const Flat &f, TlpLoss loss, int batch) {
+  torch::NoGradGuard no_grad;
+  double total = 0, weight = 0;
+  for (const Batch &b : make_batches(f, loss, batch, nullptr)) {
+    const BatchTensors bt = batch_tensors(b);
+    const double l =
+        batch_loss(scores.index_select(0, bt.index), f.y.index_select(0, bt.index), bt, loss).item<double>();
+    const double w = loss == TlpLoss::Rank ? double(bt.groups) : double(bt.records);
+    total += l * w;
+    weight += w;
+  }
+  return weight > 0 ? total / weight : 0.0;
+}
+
+std::vector<TopkTask> topk_tasks(const torch::Tensor &scores, const Flat &f, const std::vector<TlpTask> &tasks,
+                                 const std::vector<std::string> &groups) {
+  const torch::Tensor s = scores.contiguous();
+  const float *p = s.data_ptr<float>();
+  std::vector<TopkTask> out(tasks.size());
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    out[i].latencies = tasks[i].costs;
+    out[i].predictions.assign(p + f.task_range[i].first, p + f.task_range[i].second);
+    if (i < groups.size()) out[i].group = groups[i];
+  }
+  return out;
+}
+
+void check_sizes(const TlpNetwork &net, const FeaturizerOptions &fo) {
+  const TlpNetworkConfig &c = net.config();
+  if (c.seq_len != fo.seq_len || c.emb_size != fo.emb_size)
+    throw std::invalid_argument("the featurizer's " + std::to_string(fo.seq_len) + " x " +
+                                std::to_string(fo.emb_size) + " matrices do not fit a network built for " +
+                                std::to_string(c.seq_len) + " x " + std::to_string(c.emb_size));
+}
+
+}  // namespace
+
+TrainResult train_tlp(TlpNetwork &net, const std::vector<TlpTask> &train, const std::vector<TlpTask> &val,
+                      const TrainOptions &o) {
+  const auto start = Clock::now();
+  check_sizes(net, o.featurizer);
+  if (o.batch < 1) throw std::invalid_argument("training batch must be at least 1, got " + std::to_string(o.batch));
+  if (o.threads > 0) torch::set_num_threads(o.threads);
+  const TlpNetworkConfig &cfg = net.config();
+  const Flat tr = flatten(train, cfg, "training");
+  const Flat va = flatten(val, cfg, "validation");
+  if (tr.n == 0) throw std::invalid_argument("no training records: the training split is empty");
+
+  TrainResult result;
+  result.train_records = size_t(tr.n);
+  result.val_records = size_t(va.n);
+  result.train_tasks = train.size();
+  result.val_tasks = val.size();
+
+  detail::TlpNetModule &m = net.impl().module;
+  torch::manual_seed(o.seed);
+  std::mt19937_64 rng(o.seed ^ 0x5eedull);
+  torch::optim::Adam adam(m->parameters(), torch::optim::AdamOptions(o.lr).weight_decay(o.weight_decay));
+
+  std::vector<torch::Tensor> best;  // copies of the best weights
+  auto keep_best = [&]() {
+    torch::NoGradGuard no_grad;
+    best.clear();
+    for (const torch::Tensor &p : m->parameters()) best.push_back(p.detach().clone());
+  };
+  int since_best = 0;
+  for (int epoch = 1; epoch <= o.epochs; ++epoch) {
+    const auto t0 = Clock::now();
+    m->train();
+    double sum = 0;
+    int steps = 0;
+    for (const Batch &b : make_batches(tr, o.loss, o.batch, &rng)) {
+      const BatchTensors bt = batch_tensors(b);
+      const torch::Tensor scores = m->forward(tr.x.index_select(0, bt.index));
+      const torch::Tensor loss = batch_loss(scores, tr.y.index_select(0, bt.index), bt, o.loss);
+      adam.zero_grad();
+      loss.backward();
+      if (o.grad_clip > 0) torch::nn::utils::clip_grad_norm_(m->parameters(), o.grad_clip);
+      adam.step();
+      sum += loss.item<double>();
+      ++steps;
+    }
+    net.impl().weights_changed();
+    m->eval();
+    EpochReport rep;
+    rep.epoch = epoch;
+    rep.train_loss = steps ? sum / steps : 0.0;
+    if (va.n > 0) {
+      const torch::Tensor s = score_all(m, va);
+      rep.val_loss = loss_of_scores(s, va, o.loss, o.batch);
+      const std::vector<TopkTask> tk = topk_tasks(s, va, val, {});
+      rep.val_top1 = topk_score(tk, 1);
+      rep.val_top5 = topk_score(tk, 5);
+      rep.best = std::isfinite(rep.val_loss) && (result.best_epoch == 0 || rep.val_loss < result.best_val_loss);
+    } else {
+      rep.best = true;  // without validation data the last epoch is kept
+    }
+    if (rep.best) {
+      result.best_epoch = epoch;
+      result.best_val_loss = rep.val_loss;
+      if (va.n > 0) keep_best();
+      since_best = 0;
+    } else {
+      ++since_best;
+    }
+    rep.seconds = since(t0);
+    result.history.push_back(rep);
+    if (o.on_epoch) o.on_epoch(rep);
+    if (o.patience > 0 && since_best >= o.patience && epoch < o.epochs) {
+      result.stopped_early = true;
+      break;
+    }
+  }
+  if (!best.empty()) {
+    torch::NoGradGuard no_grad;
+    const auto params = m->parameters();
+    for (size_t i = 0; i < params.size(); ++i) params[i].copy_(best[i]);
+  }
+  net.impl().weights_changed();
+  result.wall_seconds = since(start);
+  return result;
+}
+
+double evaluate_loss(TlpNetwork &net, const std::vector<TlpTask> &tasks, TlpLoss loss, int batch) {
+  const Flat f = flatten(tasks, net.config(), "evaluation");
+  if (f.n == 0) return 0.0;
+  net.impl().module->eval();
+  return loss_of_scores(score_all(net.impl().module, f), f, loss, batch);
+}
+
+std::vector<TopkTask> predict_tasks(TlpNetwork &net, const std::vector<TlpTask> &tasks,
+                                    const InferenceOptions &inference, const std::vector<std::string> &groups) {
+  std::vector<TopkTask> out(tasks.size());
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    out[i].latencies = tasks[i].costs;
+    out[i].predictions = net.predict(tasks[i].features, inference);
+    if (i < groups.size()) out[i].group = groups[i];
+  }
+  return out;
+}
+
+}  // namespace tlp

@@ -1,0 +1,107 @@
+// The small core of tlptune-peer-bench, which times library kernels (OpenBLAS,
+// oneDNN) on tlptune's workloads. It links no Halide, no Torch and no tlptune
+// codegen, so the workload key is parsed here by a small parser of its own, and
+// the shapes are re-derived from the key with the same conventions as the
+// operator library (codegen/ops): matrices row-major, convolutions NCHW with KCRS
+// weights (or NHWC with RSCK weights), depthwise weights C x R x S.
+//
+// Everything here is plain C++ so tests can exercise it without the libraries.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tlp {
+namespace peer {
+
+// A malformed key, a missing or malformed parameter, a shape that cannot work.
+class PeerWorkloadError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// A workload key "kind:P=V,..." as tlptune writes it (every parameter present).
+struct PeerWorkload {
+  std::string key;   // as given
+  std::string kind;
+  std::vector<std::pair<std::string, std::string>> params;  // in key order
+
+  bool has(const std::string &name) const;
+  // Throws PeerWorkloadError naming the key and the parameter when it is absent
+  // or (for get_int) not a whole number in [min_value, 2^31).
+  int64_t get_int(const std::string &name, int64_t min_value = 1) const;
+  const std::string &get_str(const std::string &name) const;
+};
+
+// Throws PeerWorkloadError saying what is wrong with the key.
+PeerWorkload parse_peer_workload(const std::string &key);
+
+// The libraries the peer bench knows, in listing order: "openblas", "onednn".
+const std::vector<std::string> &peer_libraries();
+
+// Empty when `library` can run `kind`; otherwise the reason it cannot (for a
+// skip note). An unknown library name is a reason too.
+std::string library_unsupported_reason(const std::string &library, const std::string &kind);
+
+// A GEMM workload: `batch` independent row-major C[MxN] = A[MxK] * B[KxN].
+struct GemmShape {
+  int64_t batch = 1, M = 0, N = 0, K = 0;
+  bool bias_relu = false;  // dense_bias_relu: the library times the GEMM alone
+};
+GemmShape gemm_shape(const PeerWorkload &w);  // matmul, batch_matmul, dense_bias_relu
+
+// A convolution workload. Depthwise is groups == C == K.
+struct ConvShape {
+  int64_t N = 1, C = 0, H = 0, W = 0, K = 0, R = 0, S = 0, stride = 1, pad = 0, dilation = 1, groups = 1;
+  int64_t OH = 0, OW = 0;
+  bool nhwc = false;       // data NHWC and weights RSCK; else NCHW data and KCRS (or C,R,S) weights
+  bool bias_relu = false;  // conv2d_bias_relu
+};
+ConvShape conv_shape(const PeerWorkload &w);  // conv2d, conv2d_bias_relu, depthwise_conv2d
+
+// Element counts of each input and the output, in the operator's order.
+std::vector<int64_t> gemm_input_sizes(const GemmShape &g);
+int64_t gemm_output_size(const GemmShape &g);
+std::vector<int64_t> conv_input_sizes(const ConvShape &c);
+int64_t conv_output_size(const ConvShape &c);
+
+// FLOPs as tlptune's operators count them (bias add and relu count 2 per output).
+double workload_flops(const PeerWorkload &w);
+
+// Task data as tlptune writes it (measure/task_data.h): DIR/task.json naming raw
+// float32 input files and the reference output.
+struct PeerTaskData {
+  std::vector<std::vector<float>> inputs;
+  std::vector<float> reference;
+  double mean_abs_reference = 0;
+  std::string workload;  // task.json's "workload", if present
+};
+// Throws std::runtime_error naming the file that is missing or wrong.
+PeerTaskData read_peer_task_data(const std::string &dir);
+
+// The runner's check (measure/kernel_runner.h): element i is wrong when the
+// reference is finite and |out - ref| > rtol * (|ref| + mean|ref|) + 1e-6.
+struct PeerCheck {
+  bool ok = true;
+  double max_abs_error = 0;  // +inf when a non-finite value stood for a finite one
+  std::string message;       // the first mismatch
+};
+PeerCheck check_against_reference(const std::vector<float> &out, const PeerTaskData &task, double rtol);
+
+// Like the runner: `warmup` untimed runs, then timed runs until both min_repeats
+// and min_seconds are met, or max_repeats is reached.
+struct TimingOptions {
+  int warmup = 1;
+  int min_repeats = 3;
+  int max_repeats = 50;
+  double min_seconds = 0.5;
+};
+std::vector<double> time_repeats(const std::function<void()> &run, const TimingOptions &options);
+double median_of(std::vector<double> v);
+
+}  // namespace peer
+}  // namespace tlp

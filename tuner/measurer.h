@@ -1,0 +1,63 @@
+// Measures candidates for any number of tasks on one target: a work folder, the
+// target's Halide runtime (built once), the parallel builder, the isolated
+// runner, and the log every record is appended to as soon as it exists.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/operator.h"
+#include "measure/builder.h"
+#include "measure/measure_record.h"
+#include "measure/record_log.h"
+#include "measure/runner_client.h"
+
+namespace tlp {
+
+struct MeasurerOptions {
+  std::string target;       // resolved target string
+  std::string platform;
+  std::string log_path;
+  std::string work_dir;     // empty: a temporary folder removed at the end
+  int build_workers = 0;    // 0: one per core
+  double build_timeout = 60;
+  double run_timeout = 20;
+  int min_repeats = 3;
+  double min_seconds = 0.1;
+};
+
+struct MeasureTimes {
+  double build = 0, run = 0;
+};
+
+class Measurer {
+ public:
+  explicit Measurer(MeasurerOptions o);
+  ~Measurer();
+
+  // Builds all candidates in parallel, then runs them one by one; each record is
+  // logged before `on_record` sees it. Stops early (returning fewer records) when
+  // `stop` turns true.
+  std::vector<MeasureRecord> measure(const Operator &op, const std::vector<Schedule> &schedules,
+                                     const std::atomic<bool> &stop,
+                                     const std::function<void(const MeasureRecord &)> &on_record);
+
+  const MeasureTimes &times() const { return times_; }
+
+ private:
+  std::string task_dir(const Operator &op);
+
+  MeasurerOptions o_;
+  std::string work_;
+  bool owned_work_ = false;
+  std::unique_ptr<RecordLog> log_;
+  std::unique_ptr<Builder> builder_;
+  std::unique_ptr<RunnerClient> runner_;
+  MeasureTimes times_;
+  int batches_ = 0;
+};
+
+}  // namespace tlp

@@ -1,0 +1,500 @@
+#include "tuner/peer_baselines.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "codegen/halide_autoscheduler.h"
+#include "codegen/kernel_compiler.h"
+#include "codegen/operator.h"
+#include "codegen/target.h"
+#include "measure/executable_path.h"
+#include "measure/library_baselines/peer_workload.h"
+#include "measure/platform.h"
+#include "measure/runner_client.h"
+#include "measure/task_data.h"
+
+extern char **environ;
+
+namespace tlp {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char *kEntry = "tlp_kernel";
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string lowercase(std::string s) {
+  for (char &c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool is_library_peer(const std::string &peer) {
+  const auto &libs = peer::peer_libraries();
+  return std::find(libs.begin(), libs.end(), peer) != libs.end();
+}
+
+std::string tail_lines(const std::string &text, size_t max_chars = 2000) {
+  std::string t = text;
+  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
+  if (t.size() > max_chars) t = "..." + t.substr(t.size() - max_chars);
+  return t;
+}
+
+// A temporary folder that goes away with the run unless the user named it.
+class WorkDir {
+ public:
+  explicit WorkDir(const std::string &requested) {
+    if (!requested.empty()) {
+      path_ = requested;
+      fs::create_directories(path_);
+      return;
+    }
+    std::string tmpl = (fs::temp_directory_path() / "tlptune-peers-XXXXXX").string();
+    if (!mkdtemp(tmpl.data()))
+      throw std::runtime_error("cannot create a temporary folder in " + fs::temp_directory_path().string());
+    path_ = tmpl;
+    owned_ = true;
+  }
+  ~WorkDir() {
+    std::error_code ec;
+    if (owned_) fs::remove_all(path_, ec);
+  }
+  std::string operator/(const std::string &name) const { return (fs::path(path_) / name).string(); }
+
+ private:
+  std::string path_;
+  bool owned_ = false;
+};
+
+// Sends this process's stderr (fd 2) to a file while alive: the autoschedulers
+// print their search progress there. The text is kept for failure messages.
+class StderrCapture {
+ public:
+  explicit StderrCapture(const std::string &path, bool active) : path_(path) {
+    if (!active) return;
+    fflush(stderr);
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    saved_ = ::dup(2);
+    if (saved_ < 0 || ::dup2(fd, 2) < 0) {
+      if (saved_ >= 0) ::close(saved_);
+      saved_ = -1;
+    }
+    ::close(fd);
+  }
+  ~StderrCapture() { restore(); }
+  void restore() {
+    if (saved_ < 0) return;
+    fflush(stderr);
+    ::dup2(saved_, 2);
+    ::close(saved_);
+    saved_ = -1;
+  }
+  std::string text() {
+    restore();
+    std::ifstream f(path_);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+  }
+
+ private:
+  std::string path_;
+  int saved_ = -1;
+};
+
+struct ChildOutput {
+  int status = 0;
+  bool timed_out = false;
+  std::string out, err;
+};
+
+// Runs argv with exactly `env` as its environment, stdin from /dev/null, stdout
+// and stderr captured, killed (with its process group) after timeout_seconds.
+ChildOutput run_child(const std::vector<std::string> &argv, const std::vector<std::string> &env,
+                      double timeout_seconds) {
+  int out_pipe[2], err_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + strerror(errno));
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+    ::close(out_pipe[0]), ::close(out_pipe[1]);
+    throw std::runtime_error(std::string("pipe: ") + strerror(errno));
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
+  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
+  std::vector<char *> cargv, cenv;
+  for (const auto &a : argv) cargv.push_back(const_cast<char *>(a.c_str()));
+  cargv.push_back(nullptr);
+  for (const auto &e : env) cenv.push_back(const_cast<char *>(e.c_str()));
+  cenv.push_back(nullptr);
+  pid_t pid = -1;
+  const int rc = posix_spawnp(&pid, argv[0].c_str(), &actions, &attr, cargv.data(), cenv.data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  ::close(out_pipe[1]), ::close(err_pipe[1]);
+  if (rc != 0) {
+    ::close(out_pipe[0]), ::close(err_pipe[0]);
+    throw std::runtime_error("cannot start " + argv[0] + ": " + strerror(rc) +
+                             " (tlptune-peer-bench is built beside tlptune; build the 'tlptune-peer-bench' target)");
+  }
+  ChildOutput r;
+  const double deadline = now_seconds() + timeout_seconds;
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  std::string *sinks[2] = {&r.out, &r.err};
+  int open_fds = 2;
+  while (open_fds > 0) {
+    const double left = deadline - now_seconds();
+    if (left <= 0) {
+      r.timed_out = true;
+      break;
+    }
+    const int n = ::poll(fds, 2, int(std::min(left, 1.0) * 1000) + 1);
+    if (n < 0 && errno != EINTR) break;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      char buf[4096];
+      const ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
+      if (got > 0) {
+        sinks[i]->append(buf, size_t(got));
+      } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
+        ::close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  if (r.timed_out) ::kill(-pid, SIGKILL);
+  for (auto &f : fds)
+    if (f.fd >= 0) ::close(f.fd);
+  while (::waitpid(pid, &r.status, 0) < 0 && errno == EINTR) {
+  }
+  return r;
+}
+
+std::vector<std::string> current_environment() {
+  std::vector<std::string> env;
+  for (char **e = environ; e && *e; ++e) env.emplace_back(*e);
+  return env;
+}
+
+std::string halide_what_ran(const std::string &name) {
+  std::string s = "Halide " + name;
+  if (name == "Adams2019") {
+    const char *weights = std::getenv("HL_WEIGHTS_DIR");
+    s += weights && *weights ? std::string(" (weights from HL_WEIGHTS_DIR=") + weights + ")" : " (built-in weights)";
+    // The plugin's other knobs, named when the environment sets them.
+    for (const char *var : {"HL_BEAM_SIZE", "HL_RANDOM_DROPOUT", "HL_SEED", "HL_NUM_PASSES", "HL_NO_SUBTILING",
+                            "HL_RANDOMIZE_WEIGHTS", "HL_AUTOSCHEDULE_MEMORY_LIMIT"})
+      if (const char *v = std::getenv(var)) s += std::string(", ") + var + "=" + v;
+  }
+  return s;
+}
+
+// Shared by the two kinds of peer.
+struct Context {
+  const PeerOptions &o;
+  const Operator &op;
+  Halide::Target target;
+  int threads;
+  WorkDir &work;
+  std::string task_dir;
+  std::string runtime_object;  // built on first use
+  std::unique_ptr<RunnerClient> runner;
+};
+
+void measure_halide_peer(Context &cx, PeerResult &r) {
+  const std::string name = canonical_autoscheduler_name(r.peer);
+  r.what_ran = halide_what_ran(name);
+  const std::string dir = cx.work / r.peer;
+  fs::create_directories(dir);
+  const double t0 = now_seconds();
+  {
+    StderrCapture capture(dir + "/autoscheduler.log", !cx.o.verbose);
+    try {
+      LoweredKernel k = autoschedule_with_halide(cx.op, name, cx.target, cx.threads);
+      r.schedule_source = k.schedule_source;
+      if (cx.runtime_object.empty()) {
+        cx.runtime_object = cx.work / "halide_runtime.o";
+        compile_runtime_object(cx.target, cx.runtime_object);
+      }
+      compile_kernel_object(k, cx.target, dir + "/kernel.o", kEntry);
+      link_shared_library({dir + "/kernel.o", cx.runtime_object}, dir + "/kernel.so");
+    } catch (const std::exception &e) {
+      const std::string log = tail_lines(capture.text());
+      r.error = MeasureError::CompileError;
+      r.message = e.what();
+      if (!log.empty()) r.message += "\n  autoscheduler output:\n" + log;
+      r.build_seconds = now_seconds() - t0;
+      return;
+    }
+  }
+  r.build_seconds = now_seconds() - t0;
+  if (!cx.runner)
+    cx.runner = std::make_unique<RunnerClient>(std::vector<std::string>{RunnerClient::default_runner_path()},
+                                               cx.work / "runner.log");
+  RunJob job;
+  job.artifact = fs::absolute(dir + "/kernel.so").string();
+  job.entry = kEntry;
+  job.data_dir = fs::absolute(cx.task_dir).string();
+  job.warmup = cx.o.warmup;
+  job.min_repeats = cx.o.min_repeats;
+  job.max_repeats = cx.o.max_repeats;
+  job.min_seconds = cx.o.min_seconds;
+  job.rtol = cx.o.rtol;
+  job.threads = cx.threads;
+  RunResult run = cx.runner->run(job, cx.o.run_timeout);
+  r.error = run.error;
+  r.costs = run.costs;
+  r.median_seconds = run.median;
+  r.max_abs_error = run.max_abs_error;
+  r.checked = run.error == MeasureError::None || run.error == MeasureError::WrongAnswer;
+  r.message = run.message;
+}
+
+void measure_library_peer(Context &cx, PeerResult &r) {
+  const std::string bench = sibling_executable("tlptune-peer-bench");
+  auto num = [](double v) {
+    char b[64];
+    snprintf(b, sizeof b, "%.17g", v);
+    return std::string(b);
+  };
+  const std::vector<std::string> argv = {bench,
+                                         "--workload", cx.op.workload().key(),
+                                         "--library", r.peer,
+                                         "--min-seconds", num(cx.o.min_seconds),
+                                         "--min-repeats", std::to_string(cx.o.min_repeats),
+                                         "--max-repeats", std::to_string(cx.o.max_repeats),
+                                         "--warmup", std::to_string(cx.o.warmup),
+                                         "--threads", std::to_string(cx.threads),
+                                         "--rtol", num(cx.o.rtol),
+                                         "--data", fs::absolute(cx.task_dir).string()};
+  const ChildOutput child =
+      run_child(argv, environment_without(current_environment(), peer_bench_removed_variables()), cx.o.run_timeout);
+  if (child.timed_out) {
+    r.error = MeasureError::RunTimeout;
+    r.message = "tlptune-peer-bench ran past " + num(cx.o.run_timeout) + " s and was killed";
+    return;
+  }
+  // Its one JSON line is the last non-empty line of its stdout.
+  std::string line;
+  std::istringstream lines(child.out);
+  for (std::string l; std::getline(lines, l);)
+    if (!l.empty()) line = l;
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(line);
+  } catch (const std::exception &) {
+    r.error = child.status == 0 ? MeasureError::Unknown : MeasureError::RuntimeError;
+    std::string why = WIFSIGNALED(child.status) ? "killed by signal " + std::to_string(WTERMSIG(child.status))
+                                                : "exited with code " + std::to_string(WEXITSTATUS(child.status));
+    r.message = "tlptune-peer-bench " + why + " without a result";
+    const std::string err = tail_lines(child.err);
+    if (!err.empty()) r.message += ": " + err;
+    return;
+  }
+  try {
+    r.error = measure_error_from_name(j.value("error", std::string("unknown")));
+  } catch (const std::exception &) {
+    r.error = MeasureError::Unknown;
+  }
+  r.what_ran = j.value("kernel", std::string());
+  r.note = j.value("note", std::string());
+  r.message = j.value("message", std::string());
+  r.median_seconds = j.value("median_seconds", 0.0);
+  if (j.contains("costs") && j["costs"].is_array()) r.costs = j["costs"].get<std::vector<double>>();
+  r.checked = j.value("checked", false);
+  if (j.contains("max_abs_error"))
+    r.max_abs_error = j["max_abs_error"].is_number() ? j["max_abs_error"].get<double>()
+                                                      : std::numeric_limits<double>::infinity();
+}
+
+std::string fixed(double v, int digits) {
+  char b[64];
+  snprintf(b, sizeof b, "%.*f", digits, v);
+  return b;
+}
+
+}  // namespace
+
+const std::vector<std::string> &peer_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const auto &a : halide_autoscheduler_names()) n.push_back(lowercase(a));
+    for (const auto &l : peer::peer_libraries()) n.push_back(l);
+    return n;
+  }();
+  return names;
+}
+
+std::vector<std::string> parse_peer_list(const std::string &csv) {
+  std::vector<std::string> out;
+  std::string known;
+  for (const auto &n : peer_names()) known += (known.empty() ? "" : ", ") + n;
+  size_t start = 0;
+  while (start <= csv.size()) {
+    const size_t comma = std::min(csv.find(',', start), csv.size());
+    std::string item;
+    for (char c : csv.substr(start, comma - start))
+      if (!std::isspace(static_cast<unsigned char>(c))) item += char(std::tolower(static_cast<unsigned char>(c)));
+    start = comma + 1;
+    if (item.empty()) continue;
+    if (std::find(peer_names().begin(), peer_names().end(), item) == peer_names().end())
+      throw std::runtime_error("unknown peer '" + item + "' (known: " + known + ")");
+    if (std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
+  }
+  if (out.empty()) throw std::runtime_error("--peers names no peer (known: " + known + ")");
+  return out;
+}
+
+const std::vector<std::string> &peer_bench_removed_variables() {
+  static const std::vector<std::string> names = {"OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"};
+  return names;
+}
+
+std::vector<std::string> environment_without(const std::vector<std::string> &env,
+                                             const std::vector<std::string> &names) {
+  std::vector<std::string> out;
+  for (const auto &e : env) {
+    const std::string name = e.substr(0, e.find('='));
+    if (std::find(names.begin(), names.end(), name) == names.end()) out.push_back(e);
+  }
+  return out;
+}
+
+PeersReport run_peers(const PeerOptions &o, void (*progress)(const std::string &)) {
+  if (o.min_repeats < 1 || o.max_repeats < o.min_repeats)
+    throw std::runtime_error("need 1 <= --min-repeats <= --max-repeats");
+  if (o.warmup < 0 || o.min_seconds < 0 || o.run_timeout <= 0)
+    throw std::runtime_error("--warmup and --min-seconds must not be negative, --run-timeout must be positive");
+  auto op = make_operator(o.op_spec);
+  const Halide::Target target = parse_target(o.target);
+  if (target.has_gpu_feature())
+    throw std::runtime_error("target '" + o.target + "' is a GPU target; peers are measured on CPU targets only");
+  if (!target_runs_here(target))
+    throw std::runtime_error("target '" + target.to_string() + "' uses instructions this CPU lacks (host is " +
+                             Halide::get_host_target().to_string() + "); its kernels cannot be measured here");
+  const std::vector<std::string> peers = o.peers.empty() ? peer_names() : o.peers;
+  for (const auto &p : peers)
+    if (std::find(peer_names().begin(), peer_names().end(), p) == peer_names().end())
+      throw std::runtime_error("unknown peer '" + p + "'");
+
+  PeersReport report;
+  report.workload = op->workload().key();
+  report.target = target.to_string();
+  report.threads = o.threads > 0 ? o.threads : hardware_threads();
+  report.flops = op->flops();
+
+  WorkDir work(o.work_dir);
+  Context cx{o, *op, target, report.threads, work, work / "task", "", nullptr};
+  bool any_applies = false;
+  for (const auto &p : peers) {
+    PeerResult r;
+    r.peer = p;
+    if (is_library_peer(p)) {
+      r.note = peer::library_unsupported_reason(p, op->workload().kind);
+      r.skipped = !r.note.empty();
+    }
+    if (!r.skipped) any_applies = true;
+    report.results.push_back(r);
+  }
+  if (!any_applies)
+    throw std::runtime_error("none of the requested peers applies to " + report.workload + ": " +
+                             report.results.front().note);
+  write_task_data(*op, cx.task_dir);
+  for (auto &r : report.results) {
+    if (r.skipped) continue;
+    if (progress) progress("measuring " + r.peer + "...");
+    if (is_library_peer(r.peer)) measure_library_peer(cx, r);
+    else measure_halide_peer(cx, r);
+    if (r.error == MeasureError::None && r.median_seconds > 0) r.gflops = report.flops / r.median_seconds / 1e9;
+  }
+  return report;
+}
+
+nlohmann::json PeersReport::to_json() const {
+  nlohmann::json peers = nlohmann::json::array();
+  for (const auto &r : results) {
+    nlohmann::json j = {{"peer", r.peer}, {"skipped", r.skipped}};
+    if (!r.note.empty()) j["note"] = r.note;
+    if (!r.skipped) {
+      j["error"] = measure_error_name(r.error);
+      j["what_ran"] = r.what_ran;
+      j["checked"] = r.checked;
+      if (r.ok()) j["median_seconds"] = r.median_seconds, j["gflops"] = r.gflops;
+      j["costs"] = r.costs;
+      if (r.checked)
+        j["max_abs_error"] = std::isfinite(r.max_abs_error) ? nlohmann::json(r.max_abs_error) : nlohmann::json();
+      if (!r.message.empty()) j["message"] = r.message;
+      if (r.build_seconds > 0) j["build_seconds"] = r.build_seconds;
+      if (!r.schedule_source.empty()) j["schedule_source"] = r.schedule_source;
+    }
+    peers.push_back(j);
+  }
+  return {{"workload", workload}, {"target", target}, {"threads", threads}, {"flops", flops}, {"peers", peers}};
+}
+
+std::string format_peers_table(const PeersReport &report) {
+  std::ostringstream s;
+  s << "peers of " << report.workload << "\ntarget " << report.target << ", " << report.threads << " threads, "
+    << fixed(report.flops / 1e9, 3) << " GFLOP per run\n\n";
+  char line[512];
+  snprintf(line, sizeof line, "%-14s %12s %10s %5s %8s  %s\n", "peer", "median ms", "GFLOP/s", "runs", "build s",
+           "what ran");
+  s << line;
+  for (const auto &r : report.results) {
+    if (r.skipped) {
+      snprintf(line, sizeof line, "%-14s %12s %10s %5s %8s  %s\n", r.peer.c_str(), "-", "-", "-", "-",
+               ("skipped: " + r.note).c_str());
+      s << line;
+      continue;
+    }
+    const std::string build = r.build_seconds > 0 ? fixed(r.build_seconds, 1) : "-";
+    if (r.ok()) {
+      snprintf(line, sizeof line, "%-14s %12s %10s %5zu %8s  %s\n", r.peer.c_str(),
+               fixed(r.median_seconds * 1e3, 4).c_str(), fixed(r.gflops, 1).c_str(), r.costs.size(), build.c_str(),
+               r.what_ran.c_str());
+      s << line;
+      if (!r.note.empty()) s << std::string(56, ' ') << "note: " << r.note << "\n";
+    } else {
+      const std::string status = std::string("FAILED ") + measure_error_name(r.error);
+      snprintf(line, sizeof line, "%-14s %23s %5s %8s  %s\n", r.peer.c_str(), status.c_str(), "-", build.c_str(),
+               r.what_ran.c_str());
+      s << line;
+      std::string msg = r.message;
+      for (size_t pos = 0; (pos = msg.find('\n', pos)) != std::string::npos; pos += 7) msg.replace(pos, 1, "\n      ");
+      s << "      " << msg << "\n";
+    }
+  }
+  return s.str();
+}
+
+}  // namespace tlp

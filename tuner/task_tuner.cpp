@@ -1,0 +1,95 @@
+#include "tuner/task_tuner.h"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+#include "codegen/lower.h"
+#include "codegen/target.h"
+#include "measure/platform.h"
+#include "search/evolutionary_search.h"
+#include "search/random_model.h"
+#include "search/random_search.h"
+
+namespace tlp {
+namespace {
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+TaskTuner::TaskTuner(const std::string &op_spec, const Halide::Target &target, const TuneOptions &o, uint64_t seed)
+    : op_(make_operator(op_spec)), dag_(make_compute_dag(*op_)) {
+  SpaceOptions so;
+  so.vector_lanes = vector_lanes_f32(target);
+  space_ = std::make_unique<ScheduleSpace>(dag_, so);
+  sum_.workload = op_->workload().key();
+  sum_.target = target.to_string();
+  sum_.platform = cpu_platform(sum_.target, hardware_threads());
+  if (o.policy == "random") {
+    policy_ = std::make_unique<RandomSearch>(*space_, seed);
+  } else if (o.policy == "evolutionary") {
+    if (o.model != "random") throw std::runtime_error("unknown cost model '" + o.model + "' (available: random)");
+    model_ = std::make_unique<RandomModel>(seed);
+    EvolutionOptions eo;
+    eo.population = o.population;
+    eo.generations = o.generations;
+    eo.seed = seed;
+    policy_ = std::make_unique<EvolutionarySearch>(*space_, *model_, sum_.workload, eo);
+  } else {
+    throw std::runtime_error("unknown search policy '" + o.policy + "' (available: random, evolutionary)");
+  }
+}
+
+void TaskTuner::consider(const MeasureRecord &r) {
+  if (!r.ok() || (sum_.found && r.median_cost >= sum_.best_cost)) return;
+  sum_.found = true;
+  sum_.best_cost = r.median_cost;
+  sum_.best_gflops = op_->flops() / r.median_cost / 1e9;
+  sum_.best_schedule = r.schedule;
+}
+
+void TaskTuner::load_prior(const std::vector<MeasureRecord> &records, bool resume) {
+  for (const auto &r : records) {
+    if (r.workload_key != sum_.workload || r.target != sum_.target) continue;
+    if (!measured_.insert(r.schedule.to_text()).second) continue;
+    consider(r);
+    ++sum_.skipped_known;
+  }
+  if (resume) sum_.trials_total = sum_.skipped_known;
+}
+
+int TaskTuner::round(Measurer &m, int n, const std::atomic<bool> &stop, const std::function<void()> &on_record) {
+  const double ts = now_seconds();
+  std::vector<Schedule> batch = policy_->propose(n, measured_);
+  sum_.search_seconds += now_seconds() - ts;
+  if (batch.empty()) return 0;
+  const MeasureTimes before = m.times();
+  std::vector<double> costs;
+  auto records = m.measure(*op_, batch, stop, [&](const MeasureRecord &rec) {
+    measured_.insert(rec.schedule.to_text());
+    consider(rec);
+    costs.push_back(rec.ok() ? rec.median_cost : std::numeric_limits<double>::infinity());
+    ++sum_.measured_now;
+    ++sum_.trials_total;
+    if (!rec.ok()) ++sum_.errors[measure_error_name(rec.error)];
+    on_record();
+  });
+  sum_.build_seconds += m.times().build - before.build;
+  sum_.run_seconds += m.times().run - before.run;
+  std::vector<Schedule> observed(batch.begin(), batch.begin() + long(costs.size()));
+  const double to = now_seconds();
+  policy_->observe(observed, costs);
+  sum_.search_seconds += now_seconds() - to;
+  return int(records.size());
+}
+
+void TaskTuner::finish() {
+  sum_.model_seconds = policy_->model_seconds();
+  sum_.search_seconds -= std::min(sum_.search_seconds, sum_.model_seconds);
+  if (sum_.found) sum_.best_halide_source = schedule_to_halide_source(*op_, dag_, sum_.best_schedule);
+}
+
+}  // namespace tlp

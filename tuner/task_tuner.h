@@ -1,0 +1,51 @@
+// The search state of one task (one operator on one target): its DAG and
+// schedule space, the policy and its cost model, what is already measured, and
+// the best kernel so far. Rounds of measurement go through a shared Measurer.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_set>
+
+#include "codegen/operator.h"
+#include "search/cost_model.h"
+#include "search/schedule_space.h"
+#include "search/search_policy.h"
+#include "tuner/measurer.h"
+#include "tuner/tuning_session.h"
+
+namespace tlp {
+
+class TaskTuner {
+ public:
+  TaskTuner(const std::string &op_spec, const Halide::Target &target, const TuneOptions &options, uint64_t seed);
+
+  // Takes what a log already holds for this task: never measured again, and the
+  // best of it counts. With `resume`, the records also count toward the budget.
+  void load_prior(const std::vector<MeasureRecord> &records, bool resume);
+
+  // Proposes and measures up to n new candidates. Returns how many were measured;
+  // 0 means the space has nothing new left.
+  int round(Measurer &m, int n, const std::atomic<bool> &stop, const std::function<void()> &on_record);
+
+  // Fills in the Halide source of the best kernel and the policy's model time.
+  void finish();
+
+  const TuneSummary &summary() const { return sum_; }
+  const Operator &op() const { return *op_; }
+
+ private:
+  void consider(const MeasureRecord &r);
+
+  std::unique_ptr<Operator> op_;
+  ComputeDag dag_;
+  std::unique_ptr<ScheduleSpace> space_;
+  std::unique_ptr<CostModel> model_;
+  std::unique_ptr<SearchPolicy> policy_;
+  std::unordered_set<std::string> measured_;
+  TuneSummary sum_;
+};
+
+}  // namespace tlp
