@@ -27,7 +27,7 @@ torch::Tensor lambda_rank_loss(const torch::Tensor &scores, const torch::Tensor 
     const torch::Tensor s = torch::where(valid, scores.detach(),
                                          torch::full_like(scores, -std::numeric_limits<double>::infinity()));
     const torch::Tensor order = torch::argsort(s, /*dim=*/1, /*descending=*/true);
-    const torch::Tensor rank = torch::argsort(order, /*dim=*/1);  // 0-based position of each entry
+    const torch::Tensor rank = torch::argsort(order, /*dim=*/1, /*descending=*/false);  // 0-based position of each entry
     inv_discount = 1.0 / torch::log2(rank.to(scores.dtype()) + 2.0);
     const torch::Tensor better = (y.unsqueeze(2) > y.unsqueeze(1)) & valid.unsqueeze(2) & valid.unsqueeze(1);
     pair_weight = (gains.unsqueeze(2) - gains.unsqueeze(1)).abs() *

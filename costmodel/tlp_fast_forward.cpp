@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <thread>
 
 namespace tlp::detail {
@@ -12,7 +13,9 @@ namespace {
 // Per-worker buffers, grown as needed and reused across chunks.
 struct Scratch {
   std::vector<int> count, offset;
-  std::vector<float> x0, h, a, b, c, qkv;
+  std::vector<int> uniq;   // packed row -> its distinct row
+  std::vector<int> table;  // open-addressing hash table of distinct rows
+  std::vector<float> x0, ux, uh, h, a, b, c, qkv;
   std::vector<float> hs, cs, hp, gates;  // LSTM state
   std::vector<float> probs;
 };
@@ -44,11 +47,13 @@ void add_relu(float *h, const float *t, size_t n) {
 
 // Self-attention of each schedule's own rows. qkv: rows x 3H (q | k | v);
 // out: rows x H, the heads concatenated (before the output projection).
-void attention(const Scratch &s, int samples, int hidden, int heads, const float *qkv, float *out,
+// With `map`, row r's q, k, v are in qkv's row map[r] (distinct rows computed once).
+void attention(const Scratch &s, int samples, int hidden, int heads, const float *qkv, const int *map, float *out,
                std::vector<float> &probs) {
   const int dh = hidden / heads;
   const float scale = 1.0f / std::sqrt(float(dh));
   const size_t stride = size_t(3) * hidden;
+  auto at = [&](size_t row) { return qkv + size_t(map ? map[row] : int(row)) * stride; };
   for (int si = 0; si < samples; ++si) {
     const int c = s.count[si];
     const size_t off = size_t(s.offset[si]);
@@ -56,10 +61,10 @@ void attention(const Scratch &s, int samples, int hidden, int heads, const float
     float *p = probs.data();
     for (int hd = 0; hd < heads; ++hd) {
       for (int i = 0; i < c; ++i) {
-        const float *q = qkv + (off + i) * stride + size_t(hd) * dh;
+        const float *q = at(off + i) + size_t(hd) * dh;
         float mx = -INFINITY;
         for (int j = 0; j < c; ++j) {
-          const float *k = qkv + (off + j) * stride + hidden + size_t(hd) * dh;
+          const float *k = at(off + j) + hidden + size_t(hd) * dh;
           float dot = 0.0f;
           for (int d = 0; d < dh; ++d) dot += q[d] * k[d];
           p[j] = dot * scale;
@@ -74,7 +79,7 @@ void attention(const Scratch &s, int samples, int hidden, int heads, const float
         float *o = out + (off + i) * size_t(hidden) + size_t(hd) * dh;
         for (int d = 0; d < dh; ++d) o[d] = 0.0f;
         for (int j = 0; j < c; ++j) {
-          const float *v = qkv + (off + j) * stride + 2 * size_t(hidden) + size_t(hd) * dh;
+          const float *v = at(off + j) + 2 * size_t(hidden) + size_t(hd) * dh;
           const float w = p[j] * inv;
           for (int d = 0; d < dh; ++d) o[d] += w * v[d];
         }
@@ -83,12 +88,14 @@ void attention(const Scratch &s, int samples, int hidden, int heads, const float
   }
 }
 
-// Multi-head attention: out (rows x H) = out_proj(attention(in_proj(h))).
-void mha(const FastAttention &m, Scratch &s, int samples, int rows, int hidden, const float *h, float *out) {
-  ensure(s.qkv, size_t(rows) * 3 * hidden);
+// Multi-head attention: out (rows x H) = out_proj(attention(in_proj(h))). With
+// `map`, h holds distinct rows only (hrows of them) and map[r] is row r's.
+void mha(const FastAttention &m, Scratch &s, int samples, int rows, int hidden, const float *h, int hrows,
+         const int *map, float *out) {
+  ensure(s.qkv, size_t(hrows) * 3 * hidden);
   ensure(s.c, size_t(rows) * hidden);
-  linear(m.in_proj, h, rows, s.qkv.data(), false);
-  attention(s, samples, hidden, m.heads, s.qkv.data(), s.c.data(), s.probs);
+  linear(m.in_proj, h, hrows, s.qkv.data(), false);
+  attention(s, samples, hidden, m.heads, s.qkv.data(), map, s.c.data(), s.probs);
   linear(m.out_proj, s.c.data(), rows, out, false);
 }
 
@@ -114,13 +121,14 @@ void add_layer_norm(const FastLayerNorm &ln, float *h, const float *t, int rows,
 
 float sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 
-// LSTM over each schedule's rows; h (rows x H) is replaced by the outputs.
-void lstm(const FastLstm &m, Scratch &s, int samples, int rows, float *h) {
+// LSTM over each schedule's rows, writing the outputs to h (rows x H). Its
+// input, uh, holds the distinct rows (urows of them); map[r] is row r's.
+void lstm(const FastLstm &m, Scratch &s, int samples, const float *uh, int urows, const int *map, float *h) {
   const int H = m.hidden;
   const size_t G = size_t(4) * H;
-  ensure(s.gates, size_t(rows) * G);
-  // Input contributions for every row at once.
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, int(G), H, 1.0f, h, H, m.w_ih.data(), H, 0.0f,
+  ensure(s.gates, size_t(urows) * G);
+  // Input contributions of every distinct row at once.
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, urows, int(G), H, 1.0f, uh, H, m.w_ih.data(), H, 0.0f,
               s.gates.data(), int(G));
   ensure(s.hs, size_t(samples) * H);
   ensure(s.cs, size_t(samples) * H);
@@ -147,7 +155,7 @@ void lstm(const FastLstm &m, Scratch &s, int samples, int rows, float *h) {
     for (int a = 0; a < A; ++a) {
       const int si = active[a];
       const size_t row = size_t(s.offset[si]) + t;
-      const float *gx = s.gates.data() + row * G;
+      const float *gx = s.gates.data() + size_t(map[row]) * G;
       const float *gh = s.b.data() + size_t(a) * G;
       float *hh = s.hs.data() + size_t(si) * H;
       float *cc = s.cs.data() + size_t(si) * H;
@@ -163,6 +171,46 @@ void lstm(const FastLstm &m, Scratch &s, int samples, int rows, float *h) {
       }
     }
   }
+}
+
+uint64_t row_hash(const float *row, int n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  const unsigned char *b = reinterpret_cast<const unsigned char *>(row);
+  for (size_t i = 0; i < size_t(n) * sizeof(float); ++i) {
+    h ^= b[i];
+    h *= 0x100000001b3ull;
+  }
+  return h ^ (h >> 29);
+}
+
+// Finds the distinct rows of s.x0 (rows x E): copies them to s.ux, sets s.uniq[r]
+// to row r's index among them, and returns how many there are.
+int distinct_rows(Scratch &s, int rows, int E) {
+  size_t cap = 16;
+  while (cap < size_t(rows) * 2) cap *= 2;
+  s.table.assign(cap, -1);  // -> index into ux
+  s.uniq.resize(size_t(rows));
+  ensure(s.ux, size_t(rows) * E);
+  int n = 0;
+  for (int r = 0; r < rows; ++r) {
+    const float *row = s.x0.data() + size_t(r) * E;
+    size_t slot = size_t(row_hash(row, E)) & (cap - 1);
+    for (;;) {
+      const int u = s.table[slot];
+      if (u < 0) {
+        s.table[slot] = n;
+        std::copy_n(row, E, s.ux.data() + size_t(n) * E);
+        s.uniq[size_t(r)] = n++;
+        break;
+      }
+      if (std::equal(row, row + E, s.ux.data() + size_t(u) * E)) {
+        s.uniq[size_t(r)] = u;
+        break;
+      }
+      slot = (slot + 1) & (cap - 1);
+    }
+  }
+  return n;
 }
 
 // One pass over `samples` schedules.
@@ -193,25 +241,39 @@ void forward_chunk(const FastNet &net, const float *x, int samples, float *out, 
   for (int si = 0; si < samples; ++si)
     std::copy_n(x + size_t(si) * L * E, size_t(s.count[si]) * E, s.x0.data() + size_t(s.offset[si]) * E);
 
+  // The candidates of one task share most of their steps, so a chunk holds few
+  // distinct rows (about 10% in chunks of 256). Everything a row's own content
+  // decides (the per-step MLP, then the attention's q/k/v or the LSTM's input
+  // gates) is computed once per distinct row.
+  const int urows = distinct_rows(s, rows, E);
+  const int *map = s.uniq.data();
   const size_t wide = size_t(rows) * std::max(H, 128);
   ensure(s.h, wide);
   ensure(s.a, wide);
   ensure(s.b, wide);
-  linear(net.enc[0], s.x0.data(), rows, s.a.data(), true);
-  linear(net.enc[1], s.a.data(), rows, s.b.data(), true);
-  linear(net.enc[2], s.b.data(), rows, s.a.data(), true);
-  linear(net.enc[3], s.a.data(), rows, s.h.data(), true);
+  ensure(s.uh, size_t(urows) * H);
+  linear(net.enc[0], s.ux.data(), urows, s.a.data(), true);
+  linear(net.enc[1], s.a.data(), urows, s.b.data(), true);
+  linear(net.enc[2], s.b.data(), urows, s.a.data(), true);
+  linear(net.enc[3], s.a.data(), urows, s.uh.data(), true);
   float *h = s.h.data();
   const size_t hn = size_t(rows) * H;
+  auto expand = [&]() {
+    for (int r = 0; r < rows; ++r) std::copy_n(s.uh.data() + size_t(map[r]) * H, H, h + size_t(r) * H);
+  };
 
   switch (cfg.arch) {
     case TlpArch::Attention:
-      mha(net.attn, s, samples, rows, H, h, s.a.data());
+      mha(net.attn, s, samples, rows, H, s.uh.data(), urows, map, s.a.data());
+      expand();
       for (size_t i = 0; i < hn; ++i) h[i] += s.a[i];
       break;
     case TlpArch::Transformer:
-      for (const FastTransformerLayer &layer : net.tf) {
-        mha(layer.attn, s, samples, rows, H, h, s.a.data());
+      expand();
+      for (int l = 0; l < 2; ++l) {
+        const FastTransformerLayer &layer = net.tf[l];
+        if (l == 0) mha(layer.attn, s, samples, rows, H, s.uh.data(), urows, map, s.a.data());
+        else mha(layer.attn, s, samples, rows, H, h, rows, nullptr, s.a.data());
         add_layer_norm(layer.norm1, h, s.a.data(), rows, H);
         ensure(s.c, size_t(rows) * layer.lin1.out);
         linear(layer.lin1, h, rows, s.c.data(), true);
@@ -220,7 +282,7 @@ void forward_chunk(const FastNet &net, const float *x, int samples, float *out, 
       }
       break;
     case TlpArch::Lstm:
-      lstm(net.lstm, s, samples, rows, h);
+      lstm(net.lstm, s, samples, s.uh.data(), urows, map, h);
       ensure(s.a, wide);
       ensure(s.b, wide);
       break;

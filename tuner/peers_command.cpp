@@ -1,6 +1,7 @@
 // tlptune peers: measures other tuners (Halide's autoschedulers) and libraries
 // (OpenBLAS, oneDNN) on an operator with tlptune's own protocol, side by side.
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 
@@ -48,9 +49,16 @@ Command add_peers_command(CLI::App &app) {
   sub->add_flag("--quiet", *quiet, "Do not say which peer is being measured");
   c.run = [o, peers, json_path, show_schedules, quiet] {
     o->peers = parse_peer_list(*peers);
-    if (!json_path->empty()) {  // fail before measuring, not after
-      std::ofstream probe(*json_path, std::ios::app);
-      if (!probe) throw std::runtime_error("cannot write the results to '" + *json_path + "'");
+    if (!json_path->empty()) {  // fail before measuring, not after; leave no empty file behind
+      std::error_code ec;
+      const bool existed = std::filesystem::exists(*json_path, ec);
+      bool writable = false;
+      {
+        std::ofstream probe(*json_path, std::ios::app);
+        writable = bool(probe);
+      }
+      if (!existed) std::filesystem::remove(*json_path, ec);
+      if (!writable) throw std::runtime_error("cannot write the results to '" + *json_path + "'; choose another --json");
     }
     PeersReport report = run_peers(*o, *quiet ? nullptr : print_progress);
     printf("%s", format_peers_table(report).c_str());
