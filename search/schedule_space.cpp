@@ -67,7 +67,10 @@ class SketchBuilder {
 
   void inline_elementwise() {
     for (int s = 0; s < state_.num_stages(); ++s)
-      if (dag_.is_inlinable(state_.stage(s).dag_stage) && state_.stage(s).origin == StageOrigin::Dag) {
+      if (dag_.is_inlinable(state_.stage(s).dag_stage) && state_.stage(s).origin == StageOrigin::Dag &&
+          coin(o_.inline_probability, rng_)) {
+        // Not inlined: computed at root and tiled on its own (padding, for one, is
+        // cheaper materialized once than re-evaluated as a select in every load).
         Step st = Step::of(StepKind::CI);
         st.stage = s;
         push(st);

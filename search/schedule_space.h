@@ -1,7 +1,7 @@
 // The space of schedules for one ComputeDAG, and uniform-ish sampling from it.
 //
 // The structure is generic over the DAG (no per-operator templates):
-//   - reduction-free intermediate stages are inlined;
+//   - reduction-free intermediate stages are inlined, or computed at root;
 //   - a reduction that is the output gets a cache-write accumulator (usually);
 //   - a reduction with a single consumer is computed inside that consumer's
 //     tile, and the consumer is tiled on three levels (outer loops fused and
@@ -28,6 +28,7 @@ struct SpaceOptions {
   int max_unroll_block = 64;        // unrolled register block, in vectors x rows
   std::vector<int> auto_unroll_values = {0, 16, 64, 512};
   double cache_write_probability = 0.85;
+  double inline_probability = 0.5;  // of each reduction-free intermediate stage
 };
 
 class ScheduleSpace {
