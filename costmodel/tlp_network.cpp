@@ -1,6 +1,10 @@
 #include "costmodel/tlp_network.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string_view>
+#include <unordered_map>
 #include <sstream>
 #include <stdexcept>
 
@@ -80,23 +84,24 @@ torch::Tensor real_step_mask(const torch::Tensor &x) {
   return torch::arange(L, x.options().dtype(torch::kFloat)).unsqueeze(0) < count;     // [N, L]
 }
 
+// Padding keys are ignored; the first key never is, so a schedule without steps
+// does not turn the softmax into NaN (its score is 0 through the mask on the sum).
+torch::Tensor padding_keys(const torch::Tensor &real) {
+  torch::Tensor m = real.logical_not();
+  m.select(1, 0).fill_(false);
+  return m;
+}
+
 torch::Tensor TlpNetModuleImpl::forward(const torch::Tensor &x) {
   const torch::Tensor real = real_step_mask(x);
   torch::Tensor h = torch::relu(enc0(x));
   h = torch::relu(enc1(h));
   h = torch::relu(enc2(h));
   h = torch::relu(enc3(h));  // [N, L, H]
-  // Padding keys are ignored; the first key never is, so a schedule without steps
-  // does not turn the softmax into NaN (its score is 0 through the mask below).
-  auto padding_keys = [&]() {
-    torch::Tensor m = real.logical_not();
-    m.select(1, 0).fill_(false);
-    return m;
-  };
   switch (config.arch) {
     case TlpArch::Attention: {
       const torch::Tensor t = h.transpose(0, 1);  // [L, N, H]
-      const torch::Tensor a = std::get<0>(attn(t, t, t, padding_keys(), /*need_weights=*/false));
+      const torch::Tensor a = std::get<0>(attn(t, t, t, padding_keys(real), /*need_weights=*/false));
       h = h + a.transpose(0, 1);
       break;
     }
@@ -104,7 +109,7 @@ torch::Tensor TlpNetModuleImpl::forward(const torch::Tensor &x) {
       h = std::get<0>(lstm(h));
       break;
     case TlpArch::Transformer: {
-      const torch::Tensor keys = padding_keys();
+      const torch::Tensor keys = padding_keys(real);
       torch::Tensor t = h.transpose(0, 1);
       t = tf0(t, torch::Tensor(), keys);
       t = tf1(t, torch::Tensor(), keys);
@@ -119,6 +124,92 @@ torch::Tensor TlpNetModuleImpl::forward(const torch::Tensor &x) {
   y = torch::relu(dec2(y));
   y = dec3(y).squeeze(-1);  // [N, L]
   return (y * real.to(y.dtype())).sum(1);
+}
+
+PackedSteps pack_steps(const std::vector<const float *> &matrices, int64_t L, int64_t E) {
+  const int64_t N = int64_t(matrices.size());
+  PackedSteps p;
+  p.map = torch::zeros({N, L}, torch::kLong);
+  torch::Tensor real = torch::zeros({N, L}, torch::kUInt8);
+  int64_t *map = p.map.data_ptr<int64_t>();
+  uint8_t *rl = real.data_ptr<uint8_t>();
+  // Keys view the callers' rows, which outlive this function.
+  std::unordered_map<std::string_view, int64_t> ids;
+  std::vector<const float *> distinct;
+  const size_t row_bytes = size_t(E) * sizeof(float);
+  for (int64_t i = 0; i < N; ++i) {
+    const float *m = matrices[size_t(i)];
+    int64_t count = 0;
+    for (int64_t r = L - 1; r >= 0 && count == 0; --r)
+      for (int64_t e = 0; e < E; ++e)
+        if (m[r * E + e] != 0.0f) {
+          count = r + 1;
+          break;
+        }
+    for (int64_t r = 0; r < count; ++r) {
+      const float *row = m + r * E;
+      const auto it = ids.emplace(std::string_view(reinterpret_cast<const char *>(row), row_bytes),
+                                  int64_t(distinct.size()));
+      if (it.second) distinct.push_back(row);
+      map[i * L + r] = it.first->second;
+      rl[i * L + r] = 1;
+    }
+  }
+  p.rows = torch::zeros({std::max<int64_t>(1, int64_t(distinct.size())), E}, torch::kFloat);
+  float *rows = p.rows.data_ptr<float>();
+  for (size_t u = 0; u < distinct.size(); ++u) std::copy_n(distinct[u], E, rows + int64_t(u) * E);
+  p.real = real.to(torch::kBool);
+  return p;
+}
+
+torch::Tensor TlpNetModuleImpl::forward_packed(const PackedSteps &p) {
+  const int64_t N = p.map.size(0), L = p.map.size(1), H = config.hidden;
+  const torch::Tensor flat_map = p.map.reshape({N * L});
+  const torch::Tensor real_pos = p.real.reshape({N * L}).nonzero().squeeze(1);  // positions of real rows
+  const torch::Tensor sample_of = torch::div(real_pos, L, "floor");
+  const torch::Tensor real_rows = flat_map.index_select(0, real_pos);  // their distinct row
+  torch::Tensor u = torch::relu(enc0(p.rows));
+  u = torch::relu(enc1(u));
+  u = torch::relu(enc2(u));
+  u = torch::relu(enc3(u));  // [U, H]
+  torch::Tensor h;           // [R, H]: the real rows after the sequence layer
+  switch (config.arch) {
+    case TlpArch::Attention: {
+      // MultiheadAttention's own computation, on its own weights, with q/k/v
+      // projected once per distinct row.
+      const int64_t heads = config.heads, dh = H / heads;
+      const torch::Tensor qkv_u = torch::nn::functional::linear(u, attn->in_proj_weight, attn->in_proj_bias);
+      const torch::Tensor qkv = qkv_u.index_select(0, flat_map).view({N, L, 3, heads, dh});
+      const torch::Tensor q = qkv.select(2, 0).permute({0, 2, 1, 3});  // [N, heads, L, dh]
+      const torch::Tensor k = qkv.select(2, 1).permute({0, 2, 1, 3});
+      const torch::Tensor v = qkv.select(2, 2).permute({0, 2, 1, 3});
+      torch::Tensor scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(double(dh));  // [N, heads, L, L]
+      scores = scores.masked_fill(padding_keys(p.real).view({N, 1, 1, L}), -std::numeric_limits<float>::infinity());
+      const torch::Tensor o = torch::matmul(torch::softmax(scores, -1), v).permute({0, 2, 1, 3}).reshape({N * L, H});
+      h = u.index_select(0, real_rows) + attn->out_proj(o.index_select(0, real_pos));
+      break;
+    }
+    case TlpArch::Lstm: {
+      const torch::Tensor h0 = u.index_select(0, flat_map).view({N, L, H});
+      h = std::get<0>(lstm(h0)).reshape({N * L, H}).index_select(0, real_pos);
+      break;
+    }
+    case TlpArch::Transformer: {
+      const torch::Tensor keys = padding_keys(p.real);
+      torch::Tensor t = u.index_select(0, flat_map).view({N, L, H}).transpose(0, 1);
+      t = tf0(t, torch::Tensor(), keys);
+      t = tf1(t, torch::Tensor(), keys);
+      h = t.transpose(0, 1).reshape({N * L, H}).index_select(0, real_pos);
+      break;
+    }
+  }
+  h = h + torch::relu(res0(h));
+  h = h + torch::relu(res1(h));
+  torch::Tensor y = torch::relu(dec0(h));
+  y = torch::relu(dec1(y));
+  y = torch::relu(dec2(y));
+  y = dec3(y).squeeze(-1);  // [R]
+  return torch::zeros({N}, y.options()).index_add(0, sample_of, y);
 }
 
 namespace {
@@ -246,8 +337,15 @@ std::vector<float> TlpNetwork::predict(const float *features, size_t n, const In
   for (size_t i = 0; i < n; i += size_t(chunk)) {
     const int64_t m = int64_t(std::min(n - i, size_t(chunk)));
     // from_blob does not copy; the forward only reads it.
-    const torch::Tensor x = torch::from_blob(const_cast<float *>(features + i * per), {m, L, E}, torch::kFloat);
-    const torch::Tensor y = impl_->module->forward(x).contiguous();
+    torch::Tensor y;
+    if (options.path == InferencePath::TorchPacked) {
+      std::vector<const float *> mats(static_cast<size_t>(m));
+      for (int64_t j = 0; j < m; ++j) mats[size_t(j)] = features + (i + size_t(j)) * per;
+      y = impl_->module->forward_packed(detail::pack_steps(mats, L, E)).contiguous();
+    } else {
+      const torch::Tensor x = torch::from_blob(const_cast<float *>(features + i * per), {m, L, E}, torch::kFloat);
+      y = impl_->module->forward(x).contiguous();
+    }
     std::copy_n(y.data_ptr<float>(), m, out.data() + i);
   }
   return out;

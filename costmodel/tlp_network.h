@@ -48,9 +48,11 @@ struct TlpNetworkConfig {
 };
 
 // How predict() runs the network. Fast is our own plain-C++ forward (OpenBLAS
-// sgemm for the matrix products, only the real steps of each schedule computed);
-// Torch is LibTorch's forward. Both give the same scores within float rounding.
-enum class InferencePath { Fast, Torch };
+// sgemm for the matrix products; padding skipped and repeated step rows computed
+// once). Torch is LibTorch's straightforward padded forward, the reference.
+// TorchPacked is the LibTorch forward that training uses (padding skipped,
+// repeated rows once). All give the same scores within float rounding.
+enum class InferencePath { Fast, Torch, TorchPacked };
 
 struct InferenceOptions {
   InferencePath path = InferencePath::Fast;

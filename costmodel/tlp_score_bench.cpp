@@ -6,6 +6,8 @@
 //
 //   tlp_score_bench [--n N] [--dag 0|1|2 (matmul, dense+bias+relu, conv)] [--archs attention,lstm,transformer] [--paths fast,torch]
 //                   [--chunks 64,256,1024] [--threads 1,2] [--min-seconds S] [--train]
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -31,6 +33,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// CPU seconds this process has used (all threads). Candidates per CPU-second
+// estimate the throughput of an idle core when the machine is shared.
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) + 1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
 
 DagIter sp(const std::string &n, int64_t e) { return {n, e, IterKind::Spatial}; }
 DagIter rd(const std::string &n, int64_t e) { return {n, e, IterKind::Reduce}; }
@@ -176,7 +186,9 @@ int main(int argc, char **argv) {
                 100.0 * distinct_rows(features, n, per, fo.emb_size, c));
   std::printf("\n");
 
-  std::printf("%-12s %-6s %8s %6s %14s\n", "arch", "path", "threads", "chunk", "candidates/s");
+  std::printf("candidates/s: wall clock; per CPU-s: per second of CPU time, all threads together\n");
+  std::printf("(x threads = what the threads would give on idle cores)\n");
+  std::printf("%-12s %-6s %8s %6s %14s %12s\n", "arch", "path", "threads", "chunk", "candidates/s", "per CPU-s");
   for (const std::string &arch_name : archs) {
     TlpNetworkConfig cfg;
     cfg.arch = tlp_arch_from_name(arch_name);
@@ -191,12 +203,13 @@ int main(int argc, char **argv) {
           net.predict(features.data(), std::min<size_t>(n, size_t(chunk)), io);  // warm-up
           size_t done = 0;
           t0 = Clock::now();
+          const double c0 = cpu_seconds();
           do {
             net.predict(features.data(), n, io);
             done += n;
           } while (since(t0) < min_seconds);
-          std::printf("%-12s %-6s %8d %6d %14.0f\n", arch_name.c_str(), path.c_str(), th, chunk,
-                      double(done) / since(t0));
+          std::printf("%-12s %-6s %8d %6d %14.0f %12.0f\n", arch_name.c_str(), path.c_str(), th, chunk,
+                      double(done) / since(t0), double(done) / (cpu_seconds() - c0));
           std::fflush(stdout);
         }
       }
@@ -206,13 +219,14 @@ int main(int argc, char **argv) {
     model->predict("bench", schedules);
     size_t done = 0;
     t0 = Clock::now();
+    const double c0 = cpu_seconds();
     do {
       model->predict("bench", schedules);
       done += n;
     } while (since(t0) < min_seconds);
     const InferenceOptions d;
-    std::printf("%-12s CostModel::predict (defaults: fast, %d threads, chunk %d): %.0f candidates/s\n\n",
-                arch_name.c_str(), d.threads, d.chunk, double(done) / since(t0));
+    std::printf("%-12s CostModel::predict (defaults: fast, %d threads, chunk %d): %.0f candidates/s, %.0f per CPU-s\n\n",
+                arch_name.c_str(), d.threads, d.chunk, double(done) / since(t0), double(done) / (cpu_seconds() - c0));
     std::fflush(stdout);
 
     if (train) {

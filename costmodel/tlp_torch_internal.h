@@ -7,17 +7,33 @@
 #include <torch/serialize.h>
 
 #include <memory>
+#include <vector>
 
 #include "costmodel/tlp_fast_forward.h"
 #include "costmodel/tlp_network.h"
 
 namespace tlp::detail {
 
+// A batch of feature matrices with their padding taken out and repeated step
+// rows stored once: rows [U, E] are the distinct real rows, map [N, L] gives the
+// row of every position (any valid index at padding), real [N, L] marks the real
+// steps (those up to the last non-zero row of each matrix).
+struct PackedSteps {
+  torch::Tensor rows, map, real;
+};
+PackedSteps pack_steps(const std::vector<const float *> &matrices, int64_t seq_len, int64_t emb_size);
+
 struct TlpNetModuleImpl : torch::nn::Module {
   explicit TlpNetModuleImpl(const TlpNetworkConfig &config);
 
-  // x: [N, seq_len, emb_size] float -> scores [N].
+  // x: [N, seq_len, emb_size] float -> scores [N]. The straightforward padded
+  // forward: the reference for the other two.
   torch::Tensor forward(const torch::Tensor &x);
+
+  // The same function on packed steps (what training runs): the per-step MLP and
+  // the attention's q/k/v projection (or the LSTM's input) are computed once per
+  // distinct row, and everything after the sequence layer only for real rows.
+  torch::Tensor forward_packed(const PackedSteps &p);
 
   TlpNetworkConfig config;
   torch::nn::Linear enc0{nullptr}, enc1{nullptr}, enc2{nullptr}, enc3{nullptr};

@@ -115,6 +115,7 @@ std::vector<Batch> make_batches(const Flat &f, TlpLoss loss, int batch, std::mt1
 // The batch's records in order, and the [G, n] padded layout of its groups:
 // position of each entry in the record list (padding points at an extra slot).
 struct BatchTensors {
+  std::vector<int64_t> records_in_order;
   torch::Tensor index;  // [B] record indices
   torch::Tensor slot;   // [G * n] positions into scores (B = padding)
   torch::Tensor valid;  // [G, n] bool
@@ -138,6 +139,7 @@ BatchTensors batch_tensors(const Batch &b) {
       index.push_back(b[gi][j]);
     }
   t.index = torch::tensor(index, torch::kLong);
+  t.records_in_order = std::move(index);
   t.slot = torch::tensor(slot, torch::kLong);
   t.valid = torch::tensor(std::vector<int64_t>(valid.begin(), valid.end()), torch::kLong)
                 .to(torch::kBool)
@@ -155,11 +157,24 @@ torch::Tensor batch_loss(const torch::Tensor &scores, const torch::Tensor &label
   return loss == TlpLoss::Rank ? detail::lambda_rank_loss(s, y, bt.valid) : detail::mse_loss(s, y, bt.valid);
 }
 
+// The packed steps of some records of f.
+detail::PackedSteps pack(const Flat &f, const std::vector<int64_t> &records) {
+  const int64_t L = f.x.size(1), E = f.x.size(2);
+  const float *x = f.x.data_ptr<float>();
+  std::vector<const float *> mats(records.size());
+  for (size_t i = 0; i < records.size(); ++i) mats[i] = x + records[i] * L * E;
+  return detail::pack_steps(mats, L, E);
+}
+
 // Scores of all records, no gradients, in chunks.
 torch::Tensor score_all(detail::TlpNetModule &m, const Flat &f, int64_t chunk = 1024) {
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> parts;
-  for (int64_t i = 0; i < f.n; i += chunk) parts.push_back(m->forward(f.x.slice(0, i, std::min(f.n, i + chunk))));
+  for (int64_t i = 0; i < f.n; i += chunk) {
+    std::vector<int64_t> records;
+    for (int64_t j = i; j < std::min(f.n, i + chunk); ++j) records.push_back(j);
+    parts.push_back(m->forward_packed(pack(f, records)));
+  }
   return parts.empty() ? torch::zeros({0}) : torch::cat(parts);
 }
 
@@ -238,7 +253,7 @@ TrainResult train_tlp(TlpNetwork &net, const std::vector<TlpTask> &train, const 
     int steps = 0;
     for (const Batch &b : make_batches(tr, o.loss, o.batch, &rng)) {
       const BatchTensors bt = batch_tensors(b);
-      const torch::Tensor scores = m->forward(tr.x.index_select(0, bt.index));
+      const torch::Tensor scores = m->forward_packed(pack(tr, bt.records_in_order));
       const torch::Tensor loss = batch_loss(scores, tr.y.index_select(0, bt.index), bt, o.loss);
       adam.zero_grad();
       loss.backward();

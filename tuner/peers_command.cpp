@@ -34,7 +34,10 @@ Command add_peers_command(CLI::App &app) {
       "(adams2019, mullapudi2016, li2018), OpenBLAS sgemm and oneDNN convolution");
   auto *sub = c.app;
   sub->add_option("--op", o->op_spec, "Operator, KIND:PARAM=VALUE,... (see 'tlptune ops')")->required();
-  sub->add_option("--peers", *peers, "Comma-separated peers to measure")->capture_default_str();
+  sub->add_option("--peers", *peers,
+                  "Comma-separated peers to measure. Adams2019's beam search can take many minutes and several GiB "
+                  "on a convolution with many channels (HL_BEAM_SIZE=1 makes it greedy and fast)")
+      ->capture_default_str();
   sub->add_option("--target", o->target, "Compile target of the Halide peers: host, or a Halide target string")
       ->capture_default_str();
   sub->add_option("--threads", o->threads, "Threads for every peer (0: one per hardware thread)")->capture_default_str();
