@@ -1,0 +1,60 @@
+// tlptune measure: measures given schedules of an operator (written in the step
+// text form that logs and `show` print) with the same protocol as tuning, and
+// logs them. For hand-written schedules, regressions and checking a claim.
+#include <atomic>
+#include <cstdio>
+#include <memory>
+
+#include "codegen/operator.h"
+#include "codegen/target.h"
+#include "measure/platform.h"
+#include "tuner/command.h"
+#include "tuner/measurer.h"
+
+namespace tlp {
+
+Command add_measure_command(CLI::App &app) {
+  struct Options {
+    std::string op;
+    std::vector<std::string> schedules;
+    std::string target = "host";
+    std::string log;
+    double min_seconds = 0.2;
+  };
+  auto o = std::make_shared<Options>();
+  Command c;
+  c.app = app.add_subcommand("measure", "Measure given schedules of an operator, as tuning would, and log them");
+  c.app->add_option("--op", o->op, "Operator, KIND:PARAM=VALUE,...")->required();
+  c.app->add_option("--schedule", o->schedules, "A schedule in step text form, e.g. \"SP(2,0,512,[16]); AN(2,0,parallel)\"")
+      ->required();
+  c.app->add_option("--target", o->target, "Compile target")->capture_default_str();
+  c.app->add_option("--log", o->log, "JSON-lines log to append the records to")->required();
+  c.app->add_option("--min-seconds", o->min_seconds, "Timed seconds per schedule, at least")->capture_default_str();
+  c.run = [o] {
+    auto op = make_operator(o->op);
+    const Halide::Target target = parse_target(o->target);
+    std::vector<Schedule> schedules;
+    for (const auto &text : o->schedules) schedules.push_back(Schedule::from_text(text));
+    MeasurerOptions mo;
+    mo.target = target.to_string();
+    mo.platform = cpu_platform(mo.target, hardware_threads());
+    mo.log_path = o->log;
+    mo.min_seconds = o->min_seconds;
+    Measurer measurer(mo);
+    std::atomic<bool> never{false};
+    int failed = 0;
+    measurer.measure(*op, schedules, never, [&](const MeasureRecord &r) {
+      if (r.ok()) {
+        printf("%.4f ms  %.2f GFLOP/s  %s\n", r.median_cost * 1e3, op->flops() / r.median_cost / 1e9,
+               r.schedule.to_text().c_str());
+      } else {
+        ++failed;
+        printf("%s: %s\n  %s\n", measure_error_name(r.error), r.error_message.c_str(), r.schedule.to_text().c_str());
+      }
+    });
+    return failed ? kExitError : kExitOk;
+  };
+  return c;
+}
+
+}  // namespace tlp
