@@ -223,6 +223,22 @@ TEST(Cli, NetworkTuningSpreadsTrialsAndReportsTheEstimatedLatency) {
   EXPECT_NEAR(summary.at("estimated_latency_seconds").get<double>(), expected, 1e-12);
 }
 
+TEST(Cli, MeasureLogsAGivenScheduleAndRejectsAMalformedOne) {
+  TempDir d;
+  const std::string log = d / "l.jsonl";
+  CliRun ok = tlptune("measure --op matmul:M=32,N=32,K=32 --min-seconds 0.01 --log " + quote(log) +
+                      " --schedule 'SP(2,1,32,[8]); AN(2,2,vectorize); AN(2,0,parallel)'");
+  ASSERT_EQ(ok.code, 0) << ok.output;
+  EXPECT_NE(ok.output.find("GFLOP/s"), std::string::npos) << ok.output;
+  EXPECT_EQ(read_records(log).size(), 1u);
+  expect_error("measure --op matmul:M=32,N=32,K=32 --log " + quote(log) + " --schedule 'SP(2,1,32'", "SP(2,1,32");
+  // A schedule that names a missing loop is measured as invalid, logged, and the exit is non-zero.
+  CliRun bad = tlptune("measure --op matmul:M=32,N=32,K=32 --log " + quote(log) + " --schedule 'SP(2,9,32,[8])'");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.output.find("invalid_schedule"), std::string::npos) << bad.output;
+  EXPECT_EQ(read_records(log).size(), 2u);
+}
+
 TEST(Cli, NetworkFileWithABadOperatorNamesTheTask) {
   TempDir d;
   const std::string net = d / "bad.json";
