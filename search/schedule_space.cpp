@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 
 #include "search/loop_state.h"
 
@@ -238,18 +239,27 @@ class SketchBuilder {
     const StageState &st = state_.stage(s);
     const int n = st.num_spatial_iters();
     const int r = int(st.iters.size()) - n;
+    // Most blocks are sized to fit the vector registers: a budget of accumulator
+    // vectors is shared out among the loops; the rest are drawn freely.
+    const bool fit = coin(o_.register_budget_probability, rng_);
+    int64_t budget = fit ? pick(std::vector<int64_t>(o_.register_budgets.begin(), o_.register_budgets.end()), rng_) : 0;
     std::vector<std::vector<int>> sf(n);
-    for (int d = 0; d < n; ++d) {
-      const int64_t e = st.iters[d].extent;
-      if (d == n - 1) {
-        // Register blocks divide the tile exactly: a guarded tail inside a block costs
-        // more than it saves, and Halide 14 miscompiles some guarded update tails.
-        int64_t lanes = divisors_up_to(e, o_.vector_lanes).back();
-        int64_t mid = divisor_factor(e / lanes, 8, rng_);
-        sf[d] = {int(mid), int(lanes)};
-      } else {
-        sf[d] = {int(divisor_factor(e, 16, rng_))};
-      }
+    {
+      // Register blocks divide the tile exactly: a guarded tail inside a block costs
+      // more than it saves, and Halide 14 miscompiles some guarded update tails.
+      const int64_t e = st.iters[n - 1].extent;
+      const int64_t lanes = divisors_up_to(e, o_.vector_lanes).back();
+      const int64_t mid = divisor_factor(e / lanes, fit ? std::max<int64_t>(1, budget) : 8, rng_);
+      sf[n - 1] = {int(mid), int(lanes)};
+      if (fit) budget = std::max<int64_t>(1, budget / mid);
+    }
+    std::vector<int> others(n > 0 ? n - 1 : 0);
+    std::iota(others.begin(), others.end(), 0);
+    std::shuffle(others.begin(), others.end(), rng_);
+    for (int d : others) {
+      const int64_t f = divisor_factor(st.iters[d].extent, fit ? budget : 16, rng_);
+      sf[d] = {int(f)};
+      if (fit) budget = std::max<int64_t>(1, budget / f);
     }
     // Split spatial loops (innermost last so earlier indices stay valid).
     for (int d = n - 1; d >= 0; --d) {

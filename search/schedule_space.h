@@ -26,6 +26,10 @@ struct SpaceOptions {
   int vector_lanes = 8;             // float32 lanes of the target's vectors
   int max_innermost_factor = 64;    // Ansor's limit on the innermost split
   int max_unroll_block = 64;        // unrolled register block, in vectors x rows
+  // Accumulator vectors a register block may hold (16 vector registers on AVX2,
+  // some needed for operands), and how often blocks are sized to such a budget.
+  std::vector<int> register_budgets = {4, 6, 8, 12};
+  double register_budget_probability = 0.8;
   std::vector<int> auto_unroll_values = {0, 16, 64, 512};
   double cache_write_probability = 0.85;
   double inline_probability = 0.5;  // of each reduction-free intermediate stage

@@ -24,6 +24,7 @@ TaskTuner::TaskTuner(const std::string &op_spec, const Halide::Target &target, c
     : op_(make_operator(op_spec)), dag_(make_compute_dag(*op_)) {
   SpaceOptions so;
   so.vector_lanes = vector_lanes_f32(target);
+  if (so.vector_lanes >= 16) so.register_budgets = {8, 12, 16, 24};  // AVX-512 has 32 vector registers
   space_ = std::make_unique<ScheduleSpace>(dag_, so);
   sum_.workload = op_->workload().key();
   sum_.target = target.to_string();
