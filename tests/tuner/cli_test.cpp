@@ -17,40 +17,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/tuner/cli_test_util.h"
+
 namespace {
+
+using tlp::testing::CliRun;
+using tlp::testing::TempDir;
+using tlp::testing::tlptune;
 
 namespace fs = std::filesystem;
 
-struct CliRun {
-  int code = -1;
-  std::string output;  // stdout and stderr together
-};
-
 std::string quote(const std::string &s) { return "'" + s + "'"; }
-
-CliRun tlptune(const std::string &args) {
-  const std::string cmd = std::string(TLPTUNE_PATH) + " " + args + " 2>&1";
-  FILE *p = popen(cmd.c_str(), "r");
-  CliRun r;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) r.output.append(buf, n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return r;
-}
-
-class TempDir {
- public:
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "tlptune-cli-XXXXXX").string();
-    path_ = mkdtemp(t.data());
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string operator/(const std::string &name) const { return (fs::path(path_) / name).string(); }
-
- private:
-  std::string path_;
-};
 
 std::string read_file(const std::string &path) {
   std::ifstream f(path, std::ios::binary);
