@@ -28,10 +28,13 @@ struct TlpCostModelOptions {
   // Fine-tune on the most recent this-many usable records only; 0 = all seen.
   size_t max_update_records = 0;
 
+  // 5 epochs in batches of 64 (more steps than the offline 1024: an update sees
+  // a few hundred records), one LibTorch thread, the paper's Adam settings otherwise.
   static TrainOptions default_update() {
     TrainOptions t;
     t.epochs = 5;
-    t.batch = 256;
+    t.batch = 64;
+    t.threads = 1;  // small steps: a second OpenMP thread mostly spins (and the builder may be busy)
     return t;
   }
 };

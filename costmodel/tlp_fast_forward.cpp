@@ -47,8 +47,17 @@ void add_relu(float *h, const float *t, size_t n) {
 
 // Self-attention of each schedule's own rows. qkv: rows x 3H (q | k | v);
 // out: rows x H, the heads concatenated (before the output projection).
+// Hot loops outside BLAS get an AVX2 clone, picked at run time (the build itself
+// targets baseline x86-64); the `omp simd` reductions (-fopenmp-simd, no OpenMP
+// runtime) let the compiler vectorize the dot products.
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
+#define TLP_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define TLP_VECTOR_CLONES
+#endif
+
 // With `map`, row r's q, k, v are in qkv's row map[r] (distinct rows computed once).
-void attention(const Scratch &s, int samples, int hidden, int heads, const float *qkv, const int *map, float *out,
+TLP_VECTOR_CLONES void attention(const Scratch &s, int samples, int hidden, int heads, const float *qkv, const int *map, float *out,
                std::vector<float> &probs) {
   const int dh = hidden / heads;
   const float scale = 1.0f / std::sqrt(float(dh));
@@ -66,6 +75,7 @@ void attention(const Scratch &s, int samples, int hidden, int heads, const float
         for (int j = 0; j < c; ++j) {
           const float *k = at(off + j) + hidden + size_t(hd) * dh;
           float dot = 0.0f;
+#pragma omp simd reduction(+ : dot)
           for (int d = 0; d < dh; ++d) dot += q[d] * k[d];
           p[j] = dot * scale;
           mx = std::max(mx, p[j]);
@@ -76,11 +86,14 @@ void attention(const Scratch &s, int samples, int hidden, int heads, const float
           sum += p[j];
         }
         const float inv = 1.0f / sum;
+        for (int j = 0; j < c; ++j) p[j] *= inv;
+        // out = sum_j p_j v_j
         float *o = out + (off + i) * size_t(hidden) + size_t(hd) * dh;
         for (int d = 0; d < dh; ++d) o[d] = 0.0f;
         for (int j = 0; j < c; ++j) {
           const float *v = at(off + j) + 2 * size_t(hidden) + size_t(hd) * dh;
-          const float w = p[j] * inv;
+          const float w = p[j];
+#pragma omp simd
           for (int d = 0; d < dh; ++d) o[d] += w * v[d];
         }
       }
@@ -283,8 +296,6 @@ void forward_chunk(const FastNet &net, const float *x, int samples, float *out, 
       break;
     case TlpArch::Lstm:
       lstm(net.lstm, s, samples, s.uh.data(), urows, map, h);
-      ensure(s.a, wide);
-      ensure(s.b, wide);
       break;
   }
   for (const FastLinear &r : net.res) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <sstream>
 #include <stdexcept>
@@ -323,7 +324,8 @@ std::vector<float> TlpNetwork::predict(const float *features, size_t n, const In
   std::vector<float> out(n, 0.0f);
   if (n == 0) return out;
   const int chunk = std::max(1, options.chunk);
-  const int threads = std::max(1, options.threads);
+  const int threads =
+      options.threads > 0 ? options.threads : std::max(1, int(std::thread::hardware_concurrency()));
   if (options.path == InferencePath::Fast) {
     if (!impl_->fast) impl_->fast = detail::build_fast(*impl_->module);
     detail::fast_predict(*impl_->fast, features, n, out.data(), chunk, threads);

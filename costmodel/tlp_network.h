@@ -54,10 +54,14 @@ struct TlpNetworkConfig {
 // repeated rows once). All give the same scores within float rounding.
 enum class InferencePath { Fast, Torch, TorchPacked };
 
+// The defaults were picked with costmodel/tlp_score_bench on the 2-core machine.
 struct InferenceOptions {
   InferencePath path = InferencePath::Fast;
-  int chunk = 256;   // schedules per forward pass
-  int threads = 2;   // worker threads (Fast) or intra-op threads (Torch); >= 1
+  int chunk = 256;  // schedules per forward pass
+  // Worker threads (Fast; each runs OpenBLAS single-threaded) or LibTorch's
+  // intra-op threads (Torch, TorchPacked: a process-wide setting). 0: one per
+  // hardware thread.
+  int threads = 0;
 };
 
 // Not thread-safe: one caller at a time.

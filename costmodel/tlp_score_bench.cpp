@@ -17,6 +17,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "costmodel/tlp_cost_model.h"
@@ -226,7 +227,8 @@ int main(int argc, char **argv) {
     } while (since(t0) < min_seconds);
     const InferenceOptions d;
     std::printf("%-12s CostModel::predict (defaults: fast, %d threads, chunk %d): %.0f candidates/s, %.0f per CPU-s\n\n",
-                arch_name.c_str(), d.threads, d.chunk, double(done) / since(t0), double(done) / (cpu_seconds() - c0));
+                arch_name.c_str(), d.threads > 0 ? d.threads : int(std::thread::hardware_concurrency()), d.chunk,
+                double(done) / since(t0), double(done) / (cpu_seconds() - c0));
     std::fflush(stdout);
 
     if (train) {

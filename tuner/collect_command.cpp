@@ -70,7 +70,7 @@ Command add_collect_command(CLI::App &app) {
     std::vector<std::unique_ptr<TaskTuner>> tasks;
     int missing = 0;
     for (size_t i = 0; i < specs.size(); ++i) {
-      tasks.push_back(std::make_unique<TaskTuner>(specs[i], target, c->tune, c->tune.seed + i));
+      tasks.push_back(std::make_unique<TaskTuner>(specs[i], target, c->tune, c->tune.seed + i, nullptr));
       tasks.back()->load_prior(prior, true);
       missing += std::max(0, c->per_task - tasks.back()->summary().trials_total);
     }

@@ -19,6 +19,8 @@ Command add_replay_command(CLI::App &app);
 Command add_ops_command(CLI::App &app);
 Command add_collect_command(CLI::App &app);
 Command add_measure_command(CLI::App &app);
+Command add_train_command(CLI::App &app);
+Command add_eval_command(CLI::App &app);
 Command add_peers_command(CLI::App &app);
 
 // Exit codes shared by the subcommands.

@@ -18,6 +18,7 @@ int main(int argc, char **argv) {
   std::vector<tlp::Command> commands = {tlp::add_tune_command(app), tlp::add_show_command(app),
                                         tlp::add_replay_command(app), tlp::add_ops_command(app),
                                         tlp::add_collect_command(app), tlp::add_measure_command(app),
+                                        tlp::add_train_command(app), tlp::add_eval_command(app),
                                         tlp::add_peers_command(app)};
   try {
     app.parse(argc, argv);

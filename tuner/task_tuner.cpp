@@ -8,7 +8,6 @@
 #include "codegen/target.h"
 #include "measure/platform.h"
 #include "search/evolutionary_search.h"
-#include "search/random_model.h"
 #include "search/random_search.h"
 
 namespace tlp {
@@ -20,7 +19,8 @@ double now_seconds() {
 
 }  // namespace
 
-TaskTuner::TaskTuner(const std::string &op_spec, const Halide::Target &target, const TuneOptions &o, uint64_t seed)
+TaskTuner::TaskTuner(const std::string &op_spec, const Halide::Target &target, const TuneOptions &o, uint64_t seed,
+                     CostModel *model)
     : op_(make_operator(op_spec)), dag_(make_compute_dag(*op_)) {
   SpaceOptions so;
   so.vector_lanes = vector_lanes_f32(target);
@@ -32,13 +32,12 @@ TaskTuner::TaskTuner(const std::string &op_spec, const Halide::Target &target, c
   if (o.policy == "random") {
     policy_ = std::make_unique<RandomSearch>(*space_, seed);
   } else if (o.policy == "evolutionary") {
-    if (o.model != "random") throw std::runtime_error("unknown cost model '" + o.model + "' (available: random)");
-    model_ = std::make_unique<RandomModel>(seed);
+    if (!model) throw std::logic_error("the evolutionary policy needs a cost model");
     EvolutionOptions eo;
     eo.population = o.population;
     eo.generations = o.generations;
     eo.seed = seed;
-    policy_ = std::make_unique<EvolutionarySearch>(*space_, *model_, sum_.workload, eo);
+    policy_ = std::make_unique<EvolutionarySearch>(*space_, *model, sum_.workload, eo);
   } else {
     throw std::runtime_error("unknown search policy '" + o.policy + "' (available: random, evolutionary)");
   }

@@ -20,7 +20,10 @@ namespace tlp {
 
 class TaskTuner {
  public:
-  TaskTuner(const std::string &op_spec, const Halide::Target &target, const TuneOptions &options, uint64_t seed);
+  // `model` (not owned; may be shared by several tasks) guides the evolutionary
+  // policy; the random policy needs none.
+  TaskTuner(const std::string &op_spec, const Halide::Target &target, const TuneOptions &options, uint64_t seed,
+            CostModel *model);
 
   // Takes what a log already holds for this task: never measured again, and the
   // best of it counts. With `resume`, the records also count toward the budget.
@@ -42,7 +45,6 @@ class TaskTuner {
   std::unique_ptr<Operator> op_;
   ComputeDag dag_;
   std::unique_ptr<ScheduleSpace> space_;
-  std::unique_ptr<CostModel> model_;
   std::unique_ptr<SearchPolicy> policy_;
   std::unordered_set<std::string> measured_;
   TuneSummary sum_;

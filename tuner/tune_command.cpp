@@ -74,7 +74,9 @@ Command add_tune_command(CLI::App &app) {
   sub->add_option("--trials", o->trials, "How many candidates to measure in all")->capture_default_str()->check(CLI::PositiveNumber);
   sub->add_option("--policy", o->policy, "Search policy: random (no model) or evolutionary (guided by --model)")
       ->capture_default_str();
-  sub->add_option("--model", o->model, "Cost model of the evolutionary policy: random (learns nothing)")
+  sub->add_option("--model", o->model,
+                  "Cost model of the evolutionary policy: a model file from 'tlptune train', none (TLP trained "
+                  "online from scratch), or random (learns nothing)")
       ->capture_default_str();
   sub->add_option("--population", o->population, "Evolutionary population size")->capture_default_str()->check(CLI::PositiveNumber);
   sub->add_option("--generations", o->generations, "Evolutionary generations per round")->capture_default_str();

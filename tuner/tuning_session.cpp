@@ -13,6 +13,7 @@
 #include "measure/record_log.h"
 #include "search/network_spec.h"
 #include "search/task_scheduler.h"
+#include "tuner/cost_model_factory.h"
 #include "tuner/measurer.h"
 #include "tuner/progress_bar.h"
 #include "tuner/task_tuner.h"
@@ -99,7 +100,9 @@ TuneSummary run_tuning(const TuneOptions &o, const std::atomic<bool> &stop) {
   const double t0 = now_seconds();
   check_common(o);
   const Halide::Target target = checked_target(o);
-  TaskTuner task(o.op_spec, target, o, o.seed);
+  auto model = o.policy == "evolutionary" ? make_cost_model(o.model, cpu_platform(target.to_string(), hardware_threads()), o.seed)
+                                          : nullptr;
+  TaskTuner task(o.op_spec, target, o, o.seed, model.get());
   task.load_prior(prior_records(o.log_path), o.resume);
   const TuneSummary &sum = task.summary();
   if (!o.resume && sum.skipped_known)
@@ -161,10 +164,13 @@ NetworkSummary run_network_tuning(const TuneOptions &o, const std::string &netwo
   NetworkSummary out;
   out.network = spec.name;
   const std::vector<MeasureRecord> prior = prior_records(o.log_path);
+  // One model for all tasks: what it learns on one operator helps the others.
+  auto model = o.policy == "evolutionary" ? make_cost_model(o.model, cpu_platform(target.to_string(), hardware_threads()), o.seed)
+                                          : nullptr;
   std::vector<std::unique_ptr<TaskTuner>> tasks;
   for (size_t i = 0; i < spec.tasks.size(); ++i) {
     try {
-      tasks.push_back(std::make_unique<TaskTuner>(spec.tasks[i].op, target, o, o.seed + i));
+      tasks.push_back(std::make_unique<TaskTuner>(spec.tasks[i].op, target, o, o.seed + i, model.get()));
     } catch (const std::exception &e) {
       throw std::runtime_error("network file '" + network_path + "', task " + std::to_string(i) + ": " + e.what());
     }

@@ -1,0 +1,24 @@
+#include "tuner/cost_model_factory.h"
+
+#include <cstdio>
+
+#include "costmodel/tlp_cost_model.h"
+#include "search/random_model.h"
+
+namespace tlp {
+
+std::unique_ptr<CostModel> make_cost_model(const std::string &spec, const std::string &platform, uint64_t seed) {
+  if (spec == "random") return std::make_unique<RandomModel>(seed);
+  if (spec == "none") {
+    TrainOptions defaults;
+    defaults.featurizer.scaling = FeatureScaling::Log;
+    return make_untrained_tlp_cost_model(network_config(defaults), defaults.featurizer, platform, {}, seed);
+  }
+  auto model = make_tlp_cost_model(spec, "");
+  if (!model->info().platform.empty() && model->info().platform != platform)
+    fprintf(stderr, "note: %s was trained on '%s'; this is '%s' (online fine-tuning adapts it)\n", spec.c_str(),
+            model->info().platform.c_str(), platform.c_str());
+  return model;
+}
+
+}  // namespace tlp

@@ -1,0 +1,18 @@
+// The cost model named on the command line (--model): "random" (learns nothing),
+// "none" (a fresh TLP network trained online from this run's measurements only),
+// or the path of a model file written by `tlptune train`.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "search/cost_model.h"
+
+namespace tlp {
+
+// Throws std::runtime_error naming the problem (a missing, corrupt or foreign file).
+// A model trained on another platform is accepted with a note on stderr: online
+// fine-tuning adapts it to this machine.
+std::unique_ptr<CostModel> make_cost_model(const std::string &spec, const std::string &platform, uint64_t seed);
+
+}  // namespace tlp
