@@ -1,5 +1,5 @@
 // Counts invalid schedules over many samples per operator (lowering plus Halide's
-// compile to its IR module). Not a test: a measurement, run by hand:
+// compile to its IR module). A measurement, run by hand:
 //   build/bin/space_validity_census 1000
 #include <cstdio>
 #include <cstdlib>
