@@ -93,6 +93,16 @@ torch::Tensor padding_keys(const torch::Tensor &real) {
   return m;
 }
 
+// The two residual blocks and the per-step decoder, shared by both forwards.
+torch::Tensor TlpNetModuleImpl::step_scores(torch::Tensor h) {
+  h = h + torch::relu(res0(h));
+  h = h + torch::relu(res1(h));
+  torch::Tensor y = torch::relu(dec0(h));
+  y = torch::relu(dec1(y));
+  y = torch::relu(dec2(y));
+  return dec3(y).squeeze(-1);
+}
+
 torch::Tensor TlpNetModuleImpl::forward(const torch::Tensor &x) {
   const torch::Tensor real = real_step_mask(x);
   torch::Tensor h = torch::relu(enc0(x));
@@ -118,12 +128,7 @@ torch::Tensor TlpNetModuleImpl::forward(const torch::Tensor &x) {
       break;
     }
   }
-  h = h + torch::relu(res0(h));
-  h = h + torch::relu(res1(h));
-  torch::Tensor y = torch::relu(dec0(h));
-  y = torch::relu(dec1(y));
-  y = torch::relu(dec2(y));
-  y = dec3(y).squeeze(-1);  // [N, L]
+  const torch::Tensor y = step_scores(h);  // [N, L]
   return (y * real.to(y.dtype())).sum(1);
 }
 
@@ -204,12 +209,7 @@ torch::Tensor TlpNetModuleImpl::forward_packed(const PackedSteps &p) {
       break;
     }
   }
-  h = h + torch::relu(res0(h));
-  h = h + torch::relu(res1(h));
-  torch::Tensor y = torch::relu(dec0(h));
-  y = torch::relu(dec1(y));
-  y = torch::relu(dec2(y));
-  y = dec3(y).squeeze(-1);  // [R]
+  const torch::Tensor y = step_scores(h);  // [R]
   return torch::zeros({N}, y.options()).index_add(0, sample_of, y);
 }
 

@@ -34,6 +34,8 @@ struct TlpNetModuleImpl : torch::nn::Module {
   // the attention's q/k/v projection (or the LSTM's input) are computed once per
   // distinct row, and everything after the sequence layer only for real rows.
   torch::Tensor forward_packed(const PackedSteps &p);
+  // Residual blocks and decoder: one score per step row (the last axis dropped).
+  torch::Tensor step_scores(torch::Tensor h);
 
   TlpNetworkConfig config;
   torch::nn::Linear enc0{nullptr}, enc1{nullptr}, enc2{nullptr}, enc3{nullptr};

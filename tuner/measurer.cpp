@@ -1,6 +1,6 @@
+#include "tuner/wall_clock.h"
 #include "tuner/measurer.h"
 
-#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -15,51 +15,34 @@ namespace {
 
 namespace fs = std::filesystem;
 
-double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-double unix_time() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 }  // namespace
 
 Measurer::Measurer(MeasurerOptions o) : o_(std::move(o)) {
   log_ = std::make_unique<RecordLog>(o_.log_path);  // refuses a bad log before any work
-  if (o_.work_dir.empty()) {
-    std::string tmpl = (fs::temp_directory_path() / "tlptune-XXXXXX").string();
-    if (!mkdtemp(tmpl.data()))
-      throw std::runtime_error("cannot create a temporary folder in " + fs::temp_directory_path().string());
-    work_ = tmpl;
-    owned_work_ = true;
-  } else {
-    work_ = o_.work_dir;
-    fs::create_directories(work_);
-  }
-  const std::string runtime = (fs::path(work_) / "halide_runtime.o").string();
+  work_ = std::make_unique<WorkDir>(o_.work_dir);
+  const std::string runtime = (fs::path(work_->path()) / "halide_runtime.o").string();
   compile_runtime_object(parse_target(o_.target), runtime);
   BuilderOptions bo;
   bo.workers = o_.build_workers > 0 ? o_.build_workers : hardware_threads();
   bo.timeout_seconds = o_.build_timeout;
   bo.runtime_object = runtime;
-  bo.stderr_path = (fs::path(work_) / "build-worker.log").string();
+  bo.stderr_path = (fs::path(work_->path()) / "build-worker.log").string();
   builder_ = std::make_unique<Builder>(bo);
   runner_ = std::make_unique<RunnerClient>(std::vector<std::string>{RunnerClient::default_runner_path()},
-                                           (fs::path(work_) / "runner.log").string());
+                                           (fs::path(work_->path()) / "runner.log").string());
 }
 
 Measurer::~Measurer() {
+  // The workers go first: they hold files in the folder.
   runner_.reset();
   builder_.reset();
-  std::error_code ec;
-  if (owned_work_) fs::remove_all(work_, ec);
+  work_.reset();
 }
 
 std::string Measurer::task_dir(const Operator &op) {
   // One data folder per workload, named by a hash of its key.
   const std::string dir =
-      (fs::path(work_) / ("task-" + std::to_string(std::hash<std::string>{}(op.workload().key())))).string();
+      (fs::path(work_->path()) / ("task-" + std::to_string(std::hash<std::string>{}(op.workload().key())))).string();
   write_task_data(op, dir);
   return dir;
 }
@@ -71,13 +54,13 @@ std::vector<MeasureRecord> Measurer::measure(const Operator &op, const std::vect
   const std::string data = task_dir(op);
   std::vector<BuildJob> jobs;
   for (size_t i = 0; i < schedules.size(); ++i) {
-    const std::string dir = (fs::path(work_) / ("b" + std::to_string(batches_) + "_" + std::to_string(i))).string();
+    const std::string dir = (fs::path(work_->path()) / ("b" + std::to_string(batches_) + "_" + std::to_string(i))).string();
     jobs.push_back({key, o_.target, schedules[i], dir});
   }
   ++batches_;
-  const double tb = now_seconds();
+  const double tb = steady_seconds();
   std::vector<BuildResult> built = builder_->build(jobs);
-  times_.build += now_seconds() - tb;
+  times_.build += steady_seconds() - tb;
   std::vector<MeasureRecord> out;
   for (size_t i = 0; i < schedules.size() && !stop; ++i) {
     MeasureRecord rec;
@@ -95,9 +78,9 @@ std::vector<MeasureRecord> Measurer::measure(const Operator &op, const std::vect
       job.data_dir = data;
       job.min_repeats = o_.min_repeats;
       job.min_seconds = o_.min_seconds;
-      const double tr = now_seconds();
+      const double tr = steady_seconds();
       RunResult run = runner_->run(job, o_.run_timeout);
-      times_.run += now_seconds() - tr;
+      times_.run += steady_seconds() - tr;
       rec.error = run.error;
       rec.error_message = run.message;
       rec.costs = run.costs;
@@ -106,7 +89,7 @@ std::vector<MeasureRecord> Measurer::measure(const Operator &op, const std::vect
     }
     std::error_code ec;
     fs::remove_all(jobs[i].dir, ec);
-    rec.timestamp = unix_time();
+    rec.timestamp = unix_seconds();
     log_->append(rec);
     on_record(rec);
     out.push_back(std::move(rec));

@@ -14,6 +14,7 @@
 #include "measure/measure_record.h"
 #include "measure/record_log.h"
 #include "measure/runner_client.h"
+#include "tuner/work_dir.h"
 
 namespace tlp {
 
@@ -51,8 +52,7 @@ class Measurer {
   std::string task_dir(const Operator &op);
 
   MeasurerOptions o_;
-  std::string work_;
-  bool owned_work_ = false;
+  std::unique_ptr<WorkDir> work_;
   std::unique_ptr<RecordLog> log_;
   std::unique_ptr<Builder> builder_;
   std::unique_ptr<RunnerClient> runner_;

@@ -1,3 +1,5 @@
+#include "tuner/wall_clock.h"
+#include "tuner/work_dir.h"
 #include "tuner/peer_baselines.h"
 
 #include <fcntl.h>
@@ -42,10 +44,6 @@ namespace fs = std::filesystem;
 
 constexpr const char *kEntry = "tlp_kernel";
 
-double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
 std::string lowercase(std::string s) {
   for (char &c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -63,31 +61,6 @@ std::string tail_lines(const std::string &text, size_t max_chars = 2000) {
   return t;
 }
 
-// A temporary folder that goes away with the run unless the user named it.
-class WorkDir {
- public:
-  explicit WorkDir(const std::string &requested) {
-    if (!requested.empty()) {
-      path_ = requested;
-      fs::create_directories(path_);
-      return;
-    }
-    std::string tmpl = (fs::temp_directory_path() / "tlptune-peers-XXXXXX").string();
-    if (!mkdtemp(tmpl.data()))
-      throw std::runtime_error("cannot create a temporary folder in " + fs::temp_directory_path().string());
-    path_ = tmpl;
-    owned_ = true;
-  }
-  ~WorkDir() {
-    std::error_code ec;
-    if (owned_) fs::remove_all(path_, ec);
-  }
-  std::string operator/(const std::string &name) const { return (fs::path(path_) / name).string(); }
-
- private:
-  std::string path_;
-  bool owned_ = false;
-};
 
 // Sends this process's stderr (fd 2) to a file while alive: the autoschedulers
 // print their search progress there. The text is kept for failure messages.
@@ -167,12 +140,12 @@ ChildOutput run_child(const std::vector<std::string> &argv, const std::vector<st
                              " (tlptune-peer-bench is built beside tlptune; build the 'tlptune-peer-bench' target)");
   }
   ChildOutput r;
-  const double deadline = now_seconds() + timeout_seconds;
+  const double deadline = steady_seconds() + timeout_seconds;
   pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
   std::string *sinks[2] = {&r.out, &r.err};
   int open_fds = 2;
   while (open_fds > 0) {
-    const double left = deadline - now_seconds();
+    const double left = deadline - steady_seconds();
     if (left <= 0) {
       r.timed_out = true;
       break;
@@ -236,7 +209,7 @@ void measure_halide_peer(Context &cx, PeerResult &r) {
   r.what_ran = halide_what_ran(name);
   const std::string dir = cx.work / r.peer;
   fs::create_directories(dir);
-  const double t0 = now_seconds();
+  const double t0 = steady_seconds();
   {
     StderrCapture capture(dir + "/autoscheduler.log", !cx.o.verbose);
     try {
@@ -253,11 +226,11 @@ void measure_halide_peer(Context &cx, PeerResult &r) {
       r.error = MeasureError::CompileError;
       r.message = e.what();
       if (!log.empty()) r.message += "\n  autoscheduler output:\n" + log;
-      r.build_seconds = now_seconds() - t0;
+      r.build_seconds = steady_seconds() - t0;
       return;
     }
   }
-  r.build_seconds = now_seconds() - t0;
+  r.build_seconds = steady_seconds() - t0;
   if (!cx.runner)
     cx.runner = std::make_unique<RunnerClient>(std::vector<std::string>{RunnerClient::default_runner_path()},
                                                cx.work / "runner.log");
@@ -413,7 +386,7 @@ PeersReport run_peers(const PeerOptions &o, void (*progress)(const std::string &
   report.threads = o.threads > 0 ? o.threads : hardware_threads();
   report.flops = op->flops();
 
-  WorkDir work(o.work_dir);
+  WorkDir work(o.work_dir, "tlptune-peers");
   Context cx{o, *op, target, report.threads, work, work / "task", "", nullptr};
   bool any_applies = false;
   for (const auto &p : peers) {

@@ -1,6 +1,6 @@
+#include "tuner/wall_clock.h"
 #include "tuner/task_tuner.h"
 
-#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -12,10 +12,6 @@
 
 namespace tlp {
 namespace {
-
-double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 }  // namespace
 
@@ -62,9 +58,9 @@ void TaskTuner::load_prior(const std::vector<MeasureRecord> &records, bool resum
 }
 
 int TaskTuner::round(Measurer &m, int n, const std::atomic<bool> &stop, const std::function<void()> &on_record) {
-  const double ts = now_seconds();
+  const double ts = steady_seconds();
   std::vector<Schedule> batch = policy_->propose(n, measured_);
-  sum_.search_seconds += now_seconds() - ts;
+  sum_.search_seconds += steady_seconds() - ts;
   if (batch.empty()) return 0;
   const MeasureTimes before = m.times();
   std::vector<double> costs;
@@ -80,9 +76,9 @@ int TaskTuner::round(Measurer &m, int n, const std::atomic<bool> &stop, const st
   sum_.build_seconds += m.times().build - before.build;
   sum_.run_seconds += m.times().run - before.run;
   std::vector<Schedule> observed(batch.begin(), batch.begin() + long(costs.size()));
-  const double to = now_seconds();
+  const double to = steady_seconds();
   policy_->observe(observed, costs);
-  sum_.search_seconds += now_seconds() - to;
+  sum_.search_seconds += steady_seconds() - to;
   return int(records.size());
 }
 

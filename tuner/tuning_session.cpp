@@ -1,6 +1,6 @@
+#include "tuner/wall_clock.h"
 #include "tuner/tuning_session.h"
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -20,10 +20,6 @@
 
 namespace tlp {
 namespace {
-
-double now_seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 std::string best_text(const TuneSummary &s) {
   if (!s.found) return "no valid kernel yet";
@@ -97,7 +93,7 @@ nlohmann::json TuneSummary::to_json() const {
 }
 
 TuneSummary run_tuning(const TuneOptions &o, const std::atomic<bool> &stop) {
-  const double t0 = now_seconds();
+  const double t0 = steady_seconds();
   check_common(o);
   const Halide::Target target = checked_target(o);
   auto model = o.policy == "evolutionary" ? make_cost_model(o.model, cpu_platform(target.to_string(), hardware_threads()), o.seed)
@@ -126,7 +122,7 @@ TuneSummary run_tuning(const TuneOptions &o, const std::atomic<bool> &stop) {
   task.finish();
   TuneSummary out = task.summary();
   out.interrupted = stop && out.trials_total < o.trials;
-  out.wall_seconds = now_seconds() - t0;
+  out.wall_seconds = steady_seconds() - t0;
   return out;
 }
 
@@ -157,7 +153,7 @@ nlohmann::json NetworkSummary::to_json() const {
 
 NetworkSummary run_network_tuning(const TuneOptions &o, const std::string &network_path,
                                   const std::atomic<bool> &stop) {
-  const double t0 = now_seconds();
+  const double t0 = steady_seconds();
   check_common(o);
   const Halide::Target target = checked_target(o);
   const NetworkSpec spec = read_network_spec(network_path);
@@ -224,7 +220,7 @@ NetworkSummary run_network_tuning(const TuneOptions &o, const std::string &netwo
   }
   out.trials_total = spent;
   out.interrupted = stop && spent < o.trials;
-  out.wall_seconds = now_seconds() - t0;
+  out.wall_seconds = steady_seconds() - t0;
   return out;
 }
 
