@@ -46,6 +46,45 @@ bool same_structure(const Step &a, const Step &b) {
   }
 }
 
+bool uses(StepKind kind, StepField field) {
+  const auto &layout = step_layout(kind);
+  return std::find(layout.begin(), layout.end(), field) != layout.end();
+}
+
+int stage_named(const LoopState &state, const std::string &name) {
+  for (int i = 0; i < state.num_stages(); ++i)
+    if (state.stage(i).name == name) return i;
+  return -1;
+}
+
+// Loops of stage `s` that can join the parallel loop: the leading spatial,
+// unannotated loops with nothing computed inside them.
+int fusable_outer_loops(const LoopState &state, int s) {
+  const StageState &st = state.stage(s);
+  int n = 0;
+  while (n < int(st.iters.size()) && st.iters[n].kind == IterKind::Spatial &&
+         st.iters[n].annotation == Annotation::None && state.attached_at(s, n).empty())
+    ++n;
+  return n;
+}
+
+// Moves a later step's references to the loops of the re-fused stage: loop 0 is
+// the parallel loop either way, loop i > 0 moves by `delta`. A compute-at that
+// pointed into loops now fused moves to the parallel loop; any other reference
+// to them has no counterpart, and the mutation is dropped.
+bool shift_loop_refs(Step &step, int stage, int delta, int first_kept) {
+  auto shift = [&](int &i) {
+    if (i == 0) return true;
+    i += delta;
+    return i >= first_kept;
+  };
+  if (step.kind == StepKind::CA && step.target_stage == stage && !shift(step.target_iter)) step.target_iter = 0;
+  if (step.stage != stage || step.kind == StepKind::CA) return true;
+  if (step.kind == StepKind::RE || step.kind == StepKind::FU) return false;  // the loop set itself changed
+  if (uses(step.kind, StepField::Iter)) return shift(step.iter);
+  return true;
+}
+
 }  // namespace
 
 ScheduleMutator::ScheduleMutator(const ComputeDag &dag, const SpaceOptions &options, MutationWeights weights)
@@ -126,14 +165,62 @@ std::optional<Schedule> ScheduleMutator::mutate_compute_location(Schedule s, std
   return s;
 }
 
+// Ansor's MutateParallel: fuse more or fewer outer loops into the parallel one
+// (FU(0..c-1) then AN parallel on loop 0), keeping the rest of the schedule.
+std::optional<Schedule> ScheduleMutator::mutate_parallel(const Schedule &s, std::mt19937_64 &rng) const {
+  std::vector<size_t> parallels;
+  for (size_t i = 0; i < s.steps.size(); ++i)
+    if (s.steps[i].kind == StepKind::AN && s.steps[i].annotation == Annotation::Parallel && s.steps[i].iter == 0)
+      parallels.push_back(i);
+  if (parallels.empty()) return std::nullopt;
+  const size_t an = pick(parallels, rng);
+  const int stage = s.steps[an].stage;
+  const bool had_fuse = an > 0 && s.steps[an - 1].kind == StepKind::FU && s.steps[an - 1].stage == stage &&
+                        !s.steps[an - 1].ids.empty() && s.steps[an - 1].ids.front() == 0;
+  const size_t first = had_fuse ? an - 1 : an;
+  const int fused = had_fuse ? int(s.steps[an - 1].ids.size()) : 1;
+
+  LoopState state(dag_);
+  Schedule out;
+  try {
+    for (size_t i = 0; i < first; ++i) state.apply(s.steps[i]);
+    const int limit = fusable_outer_loops(state, stage);
+    if (limit < 2) return std::nullopt;
+    int next = std::uniform_int_distribution<int>(1, limit - 1)(rng);
+    if (next >= fused) ++next;
+    if (next > limit) return std::nullopt;
+    out.steps.assign(s.steps.begin(), s.steps.begin() + first);
+    if (next >= 2) {
+      Step fu = Step::of(StepKind::FU);
+      fu.stage = stage;
+      for (int i = 0; i < next; ++i) fu.ids.push_back(i);
+      out.steps.push_back(fu);
+    }
+    out.steps.push_back(s.steps[an]);
+    for (size_t i = first; i < out.steps.size(); ++i) state.apply(out.steps[i]);
+    const std::string name = state.stage(stage).name;
+    for (size_t i = an + 1; i < s.steps.size(); ++i) {
+      Step step = s.steps[i];
+      if (!shift_loop_refs(step, stage_named(state, name), fused - next, 1)) return std::nullopt;
+      state.apply(step);
+      out.steps.push_back(std::move(step));
+    }
+  } catch (const ScheduleError &) {
+    return std::nullopt;
+  }
+  return out;
+}
+
 std::optional<Schedule> ScheduleMutator::mutate(const Schedule &s, std::mt19937_64 &rng) const {
-  std::discrete_distribution<int> which({weights_.tile_size, weights_.auto_unroll, weights_.compute_location});
+  std::discrete_distribution<int> which(
+      {weights_.tile_size, weights_.auto_unroll, weights_.compute_location, weights_.parallel});
   for (int t = 0; t < kTries; ++t) {
     std::optional<Schedule> m;
     switch (which(rng)) {
       case 0: m = mutate_tile_size(s, rng); break;
       case 1: m = mutate_auto_unroll(s, rng); break;
-      default: m = mutate_compute_location(s, rng); break;
+      case 2: m = mutate_compute_location(s, rng); break;
+      default: m = mutate_parallel(s, rng); break;
     }
     if (!m) continue;
     if (auto fixed = repair(std::move(*m))) {

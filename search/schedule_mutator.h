@@ -1,6 +1,6 @@
 // Mutation and crossover of schedules, in the manner of Ansor's evolutionary
 // search: change a tile size, an auto-unroll limit or a compute location, or mix
-// two parents' decisions. Every result is repaired (split extents re-derived from
+// two parents' decisions, or change the parallel granularity. Every result is repaired (split extents re-derived from
 // the loops they now split) and replayed, so it is a valid schedule or nothing.
 #pragma once
 
@@ -14,12 +14,11 @@
 namespace tlp {
 
 struct MutationWeights {
-  // Ansor's CPU weights (REFERENCES.md): tile size 0.90, auto-unroll 0.04,
-  // compute location 0.05, parallel 0.01. Parallel granularity is folded into
-  // tile size here: changing an outer tile changes the parallel loop's extent.
+  // Ansor's CPU weights (REFERENCES.md).
   double tile_size = 0.90;
   double auto_unroll = 0.04;
-  double compute_location = 0.06;
+  double compute_location = 0.05;
+  double parallel = 0.01;  // how many outer loops are fused into the parallel one
 };
 
 class ScheduleMutator {
@@ -41,6 +40,7 @@ class ScheduleMutator {
   std::optional<Schedule> mutate_tile_size(Schedule s, std::mt19937_64 &rng) const;
   std::optional<Schedule> mutate_auto_unroll(Schedule s, std::mt19937_64 &rng) const;
   std::optional<Schedule> mutate_compute_location(Schedule s, std::mt19937_64 &rng) const;
+  std::optional<Schedule> mutate_parallel(const Schedule &s, std::mt19937_64 &rng) const;
 
   const ComputeDag &dag_;
   SpaceOptions options_;

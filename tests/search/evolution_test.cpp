@@ -41,10 +41,50 @@ TEST(ScheduleMutator, MutantsOfSampledSchedulesAllReplay) {
   }
 }
 
+// How many loops each parallel loop fuses (1 without an FU), in step order.
+std::vector<int> parallel_fuse_counts(const Schedule &s) {
+  std::vector<int> out;
+  for (size_t i = 0; i < s.steps.size(); ++i) {
+    const Step &st = s.steps[i];
+    if (st.kind != StepKind::AN || st.annotation != Annotation::Parallel) continue;
+    const bool fused = i > 0 && s.steps[i - 1].kind == StepKind::FU && s.steps[i - 1].stage == st.stage;
+    out.push_back(fused ? int(s.steps[i - 1].ids.size()) : 1);
+  }
+  return out;
+}
+
+TEST(ScheduleMutator, ParallelMutationChangesOnlyHowManyLoopsAreFused) {
+  for (const ComputeDag &dag : {matmul_dag(), dense_relu_dag(), conv_dag()}) {
+    ScheduleSpace space(dag, SpaceOptions{});
+    MutationWeights only_parallel{0, 0, 0, 1};
+    ScheduleMutator mutator(dag, space.options(), only_parallel);
+    std::mt19937_64 rng(11);
+    int changed = 0;
+    for (int i = 0; i < 200; ++i) {
+      const Schedule parent = space.sample(rng);
+      auto child = mutator.mutate(parent, rng);
+      if (!child) continue;
+      ++changed;
+      EXPECT_NE(parallel_fuse_counts(*child), parallel_fuse_counts(parent)) << child->to_text();
+      EXPECT_NO_THROW(LoopState::replay(dag, *child)) << child->to_text();
+      // Only the fuse changes: every split keeps its factors.
+      std::vector<std::vector<int>> before, after;
+      for (const Step &st : parent.steps)
+        if (st.kind == StepKind::SP) before.push_back(st.factors);
+      for (const Step &st : child->steps)
+        if (st.kind == StepKind::SP) after.push_back(st.factors);
+      EXPECT_EQ(before, after);
+    }
+    EXPECT_GT(changed, 100) << "parallel mutation fails too often";
+  }
+}
+
 TEST(ScheduleMutator, CrossoverOfSameStructureParentsReplays) {
   const ComputeDag dag = matmul_dag();
   ScheduleSpace space(dag, SpaceOptions{});
-  ScheduleMutator mutator(dag, space.options());
+  MutationWeights same_structure;
+  same_structure.parallel = 0;  // re-fusing adds or drops an FU step
+  ScheduleMutator mutator(dag, space.options(), same_structure);
   std::mt19937_64 rng(5);
   int children = 0;
   for (int i = 0; i < 200; ++i) {
