@@ -1,0 +1,304 @@
+// render_markdown: the report's tables (see bench_report.h for what each cell holds).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "tuner/bench/bench_report.h"
+#include "tuner/bench/bench_report_internal.h"
+
+namespace tlp {
+
+using namespace bench_detail;  // the shared private helpers
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+const double kTargets[] = {0.50, 0.90, 0.95};
+
+std::string fixed(double v, int decimals) {
+  if (std::isinf(v)) return v > 0 ? "∞" : "-∞";
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+// Trials are whole numbers, but the median of an even count may end in .5.
+std::string trials_text(double v) {
+  if (std::isinf(v) || std::isnan(v)) return "n/r";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+std::string seconds_text(double v) { return std::isinf(v) || std::isnan(v) ? "n/r" : fixed(v, 1); }
+
+std::string ratio_text(double v) { return fixed(v, 2) + "×"; }
+
+// Text inside a table cell: a '|' would end the cell and a newline the row.
+std::string cell(const std::string &s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+std::string row(const std::vector<std::string> &cells) {
+  std::string out = "|";
+  for (const auto &c : cells) out += " " + c + " |";
+  return out + "\n";
+}
+
+std::string header(const std::vector<std::string> &cells) {
+  std::string out = row(cells) + "|";
+  for (size_t i = 0; i < cells.size(); ++i) out += "---|";
+  return out + "\n";
+}
+
+std::string operator_title(const OperatorRuns &op) {
+  return op.label.empty() ? "`" + op.op + "`" : op.label + " — `" + op.op + "`";
+}
+
+std::vector<double> final_bests(const PolicyRuns &p) {
+  std::vector<double> bests;
+  for (const PolicyResult *run : p.seeds) bests.push_back(run->curve.best());
+  return bests;
+}
+
+double best_of_operator(const OperatorRuns &op) {
+  double best = 0;
+  for (const auto &p : op.policies)
+    for (const PolicyResult *run : p.seeds) best = std::max(best, run->curve.best());
+  return best;
+}
+
+const PolicyRuns *find_policy(const OperatorRuns &op, const std::string &policy) {
+  for (const auto &p : op.policies)
+    if (p.policy == policy) return &p;
+  return nullptr;
+}
+
+std::string best_cell(const PolicyRuns &p) {
+  const std::vector<double> bests = final_bests(p);
+  std::string out = fixed(median(bests), 1);
+  if (bests.size() > 1) {
+    const auto [lo, hi] = std::minmax_element(bests.begin(), bests.end());
+    out += " (" + fixed(*lo, 1) + "–" + fixed(*hi, 1) + ")";
+  }
+  return out;
+}
+
+// "12 / 40 / 63": per target, the median over seeds of the trials (or seconds) to
+// reach that fraction of `best`; a seed that never got there counts as infinite.
+std::string to_targets_cell(const PolicyRuns &p, double best, bool seconds) {
+  std::string out;
+  for (double fraction : kTargets) {
+    std::vector<double> costs;
+    for (const PolicyResult *run : p.seeds) {
+      const auto hit = best > 0 ? run->curve.first_reaching(fraction * best) : std::nullopt;
+      costs.push_back(!hit ? kInf : seconds ? hit->seconds : hit->trial);
+    }
+    const double m = median(costs);
+    out += (out.empty() ? "" : " / ") + (seconds ? seconds_text(m) : trials_text(m));
+  }
+  return out;
+}
+
+// "search 5% · model 1% · build 70% · run 24%": the parts of the summed wall time.
+std::string time_split_cell(const PolicyRuns &p) {
+  double wall = 0, search = 0, model = 0, build = 0, run = 0;
+  for (const PolicyResult *r : p.seeds) {
+    wall += r->wall_seconds, search += r->search_seconds, model += r->model_seconds;
+    build += r->build_seconds, run += r->run_seconds;
+  }
+  if (!(wall > 0)) return "—";
+  auto pct = [&](double part) { return fixed(part / wall * 100, 0) + "%"; };
+  return "search " + pct(search) + " · model " + pct(model) + " · build " + pct(build) + " · run " + pct(run);
+}
+
+double median_wall(const PolicyRuns &p) {
+  std::vector<double> walls;
+  for (const PolicyResult *r : p.seeds) walls.push_back(r->wall_seconds);
+  return median(walls);
+}
+
+// The median of speedups where 0 stands for "not reached": when either middle value
+// is 0 the median did not get there, so it is 0 rather than half a speedup.
+double median_speedup(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  if (n % 2) return values[n / 2];
+  if (values[n / 2 - 1] == 0 || values[n / 2] == 0) return 0;
+  return (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+struct SpeedupSummary {
+  int pairs = 0, reached = 0;
+  double trials = 0, seconds = 0;  // medians; 0 when the median did not reach
+};
+
+// Pairs each seed of `p` with the baseline run of the same seed, or with every
+// baseline run when the baseline has no such seed.
+SpeedupSummary summarize_speedup(const PolicyRuns &p, const PolicyRuns &baseline) {
+  std::vector<double> trials, seconds;
+  int reached = 0;
+  for (const PolicyResult *run : p.seeds) {
+    std::vector<const PolicyResult *> partners;
+    for (const PolicyResult *b : baseline.seeds)
+      if (b->seed == run->seed) partners.push_back(b);
+    if (partners.empty()) partners = baseline.seeds;
+    for (const PolicyResult *b : partners) {
+      const Speedup s = speedup_to_reach(run->curve, b->curve);
+      reached += s.reached;
+      trials.push_back(s.reached ? s.trials_ratio : 0);
+      seconds.push_back(s.reached ? s.seconds_ratio : 0);
+    }
+  }
+  return {static_cast<int>(trials.size()), reached, median_speedup(trials), median_speedup(seconds)};
+}
+
+std::string speedup_cell(const SpeedupSummary &s, double value) {
+  if (s.pairs == 0) return "—";
+  std::string out = value > 0 ? ratio_text(value) : "not reached";
+  if (s.reached < s.pairs) out += " (" + std::to_string(s.reached) + "/" + std::to_string(s.pairs) + " reached)";
+  return out;
+}
+
+std::string policy_row(const OperatorRuns &op, const PolicyRuns &p, const std::string &baseline_policy) {
+  const double best = best_of_operator(op);
+  std::vector<std::string> cells = {cell(p.policy), std::to_string(p.seeds.size()), best_cell(p),
+                                    to_targets_cell(p, best, false), to_targets_cell(p, best, true),
+                                    fixed(median_wall(p), 1), time_split_cell(p)};
+  const PolicyRuns *baseline = find_policy(op, baseline_policy);
+  if (p.policy == baseline_policy) {
+    cells.insert(cells.end(), {"baseline", "baseline"});
+  } else if (!baseline) {
+    cells.insert(cells.end(), {"no baseline run", "no baseline run"});
+  } else {
+    const SpeedupSummary s = summarize_speedup(p, *baseline);
+    cells.insert(cells.end(), {speedup_cell(s, s.trials), speedup_cell(s, s.seconds)});
+  }
+  return row(cells);
+}
+
+std::string peers_table(const BenchReport &r, const OperatorRuns &op) {
+  std::string out;
+  const double best = best_of_operator(op);
+  for (const auto &peer : r.peers) {
+    if (peer.op != op.op) continue;
+    const std::string ratio = peer.gflops > 0 && best > 0 ? ratio_text(best / peer.gflops) : "—";
+    const std::string gflops = peer.gflops > 0 ? fixed(peer.gflops, 1) : "failed";
+    out += row({cell(peer.peer), gflops, ratio, cell(peer.what_ran)});
+  }
+  if (out.empty()) return "";
+  return "\nPeers (best tuned kernel: " + fixed(best, 1) + " GFLOP/s):\n\n" +
+         header({"peer", "GFLOP/s", "best tuned / peer", "what ran"}) + out;
+}
+
+std::string operator_section(const BenchReport &r, const OperatorRuns &op, const std::string &baseline_policy) {
+  std::string out = "## " + operator_title(op) + "\n\n";
+  out += "Best found by any policy: " + fixed(best_of_operator(op), 1) +
+         " GFLOP/s; the targets below are 50%, 90% and 95% of it.\n\n";
+  out += header({"policy", "seeds", "best GFLOP/s", "trials to 50/90/95%", "seconds to 50/90/95%", "wall s",
+                 "time split", "trials speedup vs " + cell(baseline_policy),
+                 "time speedup vs " + cell(baseline_policy)});
+  for (const auto &p : op.policies) out += policy_row(op, p, baseline_policy);
+  return out + peers_table(r, op) + "\n";
+}
+
+double geomean(const std::vector<double> &values) {
+  double log_sum = 0;
+  for (double v : values) log_sum += std::log(v);
+  return std::exp(log_sum / values.size());
+}
+
+std::string geomean_cell(const std::vector<double> &values, size_t operators) {
+  if (values.empty()) return "—";
+  std::string out = ratio_text(geomean(values));
+  if (values.size() < operators)
+    out += " (" + std::to_string(values.size()) + "/" + std::to_string(operators) + " ops)";
+  return out;
+}
+
+// Per non-baseline policy: geometric means over the operators of its median best
+// relative to the baseline's, and of its speedups where the median reached.
+std::string policy_summary(const std::vector<OperatorRuns> &ops, const std::string &baseline_policy) {
+  std::vector<std::string> policies;
+  for (const auto &op : ops)
+    for (const auto &p : op.policies)
+      if (p.policy != baseline_policy && std::find(policies.begin(), policies.end(), p.policy) == policies.end())
+        policies.push_back(p.policy);
+  if (policies.empty()) return "";
+  std::string out = header({"policy", "operators", "best GFLOP/s vs " + cell(baseline_policy), "trials speedup",
+                            "time speedup"});
+  for (const auto &policy : policies) {
+    std::vector<double> best_ratios, trials, seconds;
+    size_t compared = 0;
+    for (const auto &op : ops) {
+      const PolicyRuns *p = find_policy(op, policy), *base = find_policy(op, baseline_policy);
+      if (!p || !base) continue;
+      ++compared;
+      const double mine = median(final_bests(*p)), theirs = median(final_bests(*base));
+      if (mine > 0 && theirs > 0) best_ratios.push_back(mine / theirs);
+      const SpeedupSummary s = summarize_speedup(*p, *base);
+      if (s.trials > 0 && std::isfinite(s.trials)) trials.push_back(s.trials);
+      if (s.seconds > 0 && std::isfinite(s.seconds)) seconds.push_back(s.seconds);
+    }
+    out += row({cell(policy), std::to_string(compared), geomean_cell(best_ratios, compared),
+                geomean_cell(trials, compared), geomean_cell(seconds, compared)});
+  }
+  return out;
+}
+
+// Per peer: the geometric mean over operators of the best tuned kernel / the peer.
+std::string peer_summary(const BenchReport &r, const std::vector<OperatorRuns> &ops) {
+  std::map<std::string, std::vector<double>> ratios;
+  std::vector<std::string> order;
+  for (const auto &peer : r.peers) {
+    if (!ratios.count(peer.peer)) order.push_back(peer.peer);
+    std::vector<double> &mine = ratios[peer.peer];
+    for (const auto &op : ops) {
+      const double best = best_of_operator(op);
+      if (op.op == peer.op && peer.gflops > 0 && best > 0) mine.push_back(best / peer.gflops);
+    }
+  }
+  if (order.empty()) return "";
+  std::string out = "\n" + header({"peer", "operators", "best tuned / peer (geomean)"});
+  for (const auto &peer : order)
+    out += row({cell(peer), std::to_string(ratios[peer].size()), geomean_cell(ratios[peer], ratios[peer].size())});
+  return out;
+}
+
+std::string report_header(const BenchReport &r, const std::string &baseline_policy) {
+  std::string out = "# tlptune bench: " + r.suite + "\n\n";
+  if (!r.machine.empty()) out += "- machine: " + r.machine + "\n";
+  if (!r.date.empty()) out += "- date: " + r.date + "\n";
+  if (!r.command.empty()) out += "- command: `" + r.command + "`\n";
+  out += "- baseline policy: " + baseline_policy + "\n\n";
+  out += "Figures are medians over seeds. \"n/r\": the median seed never reached that target. "
+         "Speedups are how much sooner a policy reaches the final best of " +
+         baseline_policy + " on the same seed, in trials and in wall time.\n\n";
+  return out;
+}
+
+}  // namespace
+
+std::string render_markdown(const BenchReport &r, const std::string &baseline_policy) {
+  const std::vector<OperatorRuns> ops = group_by_operator(r);
+  std::string out = report_header(r, baseline_policy);
+  if (ops.empty()) return out + "No runs to report.\n";
+  for (const auto &op : ops) out += operator_section(r, op, baseline_policy);
+  out += "## Summary across " + std::to_string(ops.size()) + (ops.size() == 1 ? " operator" : " operators") +
+         " (geometric means)\n\n";
+  out += policy_summary(ops, baseline_policy);
+  out += peer_summary(r, ops);
+  return out;
+}
+
+}  // namespace tlp

@@ -1,0 +1,64 @@
+// The CI performance gate: a stored baseline of benchmark results, and the check
+// that a new run is no worse than it beyond a tolerance. Tuning is noisy, so the
+// command re-measures the flagged entries and keeps the better of the two runs
+// (best_of) before it fails a build.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tlp {
+
+struct BenchBaseline {
+  struct Entry {
+    double best_gflops = 0;     // the best GFLOP/s the run found
+    int trials_to_target = -1;  // trials it needed to reach the suite's target; -1 unknown
+  };
+  std::map<std::string, Entry> entries;  // by baseline_key()
+};
+
+// The newest baseline file format this reader understands.
+constexpr int kBenchBaselineFormat = 1;
+
+// The key of one policy's result on one operator: "policy|op", or
+// "policy|op|label" when the operator has a label.
+std::string baseline_key(const std::string &policy, const std::string &op, const std::string &label = "");
+
+// Reads a baseline file:
+//   {"format": 1, "entries": {"KEY": {"best_gflops": 12.5, "trials_to_target": 40}, ...}}
+// "trials_to_target" is optional (-1 when absent). Throws std::runtime_error
+// naming the file, the entry and the fault for an unreadable file, invalid JSON,
+// a missing or unknown format, unknown keys, and values of the wrong type or range.
+BenchBaseline read_baseline(const std::string &path);
+
+// Writes `baseline` to a temporary file beside `path` and renames it over `path`,
+// so an interrupted write never leaves a half-written baseline. Throws
+// std::runtime_error when it cannot.
+void write_baseline(const BenchBaseline &baseline, const std::string &path);
+
+struct Regression {
+  enum class Kind { kSlower, kMoreTrials, kMissing };
+  Kind kind;
+  std::string key;
+  double baseline_value = 0;  // GFLOP/s or trials; 0 for kMissing
+  double current_value = 0;
+  std::string message;        // one line for people: the entry, both values, the change in percent
+};
+
+// The entries of `current` that are worse than `baseline` beyond `tolerance` (a
+// fraction, e.g. 0.15 for 15%):
+// - kSlower: current best_gflops < baseline best_gflops x (1 - tolerance);
+// - kMoreTrials: current trials_to_target > baseline x (1 + tolerance), only when
+//   both are known (>= 0);
+// - kMissing: a baseline entry that `current` lacks.
+// Entries only in `current` are new, not regressions. In key order. Throws
+// std::invalid_argument for a tolerance that is negative or not finite.
+std::vector<Regression> find_regressions(const BenchBaseline &baseline, const BenchBaseline &current,
+                                         double tolerance);
+
+// Every entry of either, and for an entry in both, the better of each figure:
+// the higher best_gflops and the fewer known trials_to_target.
+BenchBaseline best_of(const BenchBaseline &a, const BenchBaseline &b);
+
+}  // namespace tlp
