@@ -275,8 +275,11 @@ class Lowering {
     hs.loops.clear();
     for (const auto &d : hs.func.function().update(0).schedule().dims()) {
       if (d.var == Halide::Var::outermost().name()) continue;
-      if (d.is_rvar()) hs.loops.insert(hs.loops.begin(), Halide::RVar(d.var));
-      else hs.loops.insert(hs.loops.begin(), Halide::Var(d.var));
+      // Halide qualifies the new reduction variable ("rn.rn_0"); scheduling
+      // calls take the unqualified name.
+      const std::string name = d.var.substr(d.var.rfind('.') + 1);
+      if (d.is_rvar()) hs.loops.insert(hs.loops.begin(), Halide::RVar(name));
+      else hs.loops.insert(hs.loops.begin(), Halide::Var(name));
     }
     const StageState &after = state_.stage(step.stage + 1);
     if (hs.loops.size() != after.iters.size())

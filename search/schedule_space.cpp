@@ -43,6 +43,7 @@ class SketchBuilder {
 
   Schedule build() {
     inline_elementwise();
+    add_rfactor();
     cache_write_output();
     for (const std::string &c : elementwise_stages()) tile_consumer(c);
     for (int s = 0; s < state_.num_stages(); ++s) {
@@ -50,6 +51,7 @@ class SketchBuilder {
       if (!st.placeholder && st.has_reduction() && st.location == ComputeLocation::Root && !st.transformed)
         tile_at_root(st.name);
     }
+    for (const std::string &name : rfactored_) parallelize_if_at_root(name);
     for (int s = 0; s < state_.num_stages(); ++s) add_auto_unroll(s);
     return schedule_;
   }
@@ -78,9 +80,106 @@ class SketchBuilder {
       }
   }
 
+  static int64_t extent_product(const StageState &st, IterKind kind) {
+    int64_t p = 1;
+    for (const LoopIter &it : st.iters)
+      if (it.kind == kind) p *= it.extent;
+    return p;
+  }
+
+  // Ansor's AddRfactor, for reductions at least as long as their spatial extent.
+  void add_rfactor() {
+    for (int s = 0; s < state_.num_stages(); ++s) {
+      const StageState &st = state_.stage(s);
+      if (st.placeholder || !st.has_reduction() || st.origin != StageOrigin::Dag || st.transformed ||
+          st.location != ComputeLocation::Root)
+        continue;
+      if (extent_product(st, IterKind::Reduce) < extent_product(st, IterKind::Spatial)) continue;
+      int longest = -1;
+      for (int i = 0; i < int(st.iters.size()); ++i)
+        if (st.iters[i].kind == IterKind::Reduce && (longest < 0 || st.iters[i].extent > st.iters[longest].extent))
+          longest = i;
+      if (st.iters[longest].extent < 2 * o_.vector_lanes || !coin(o_.rfactor_probability, rng_)) continue;
+      if (rfactor_stage(s, longest)) s += 1;  // the partial stage was inserted before it
+    }
+  }
+
+  bool rfactor_stage(int s, int loop) {
+    const std::string name = state_.stage(s).name;
+    const int spatial = state_.stage(s).num_spatial_iters();
+    const int64_t extent = state_.stage(s).iters[loop].extent;
+    // Both parts are at least 2 long, and divide the loop: partial results
+    // with a tail would need guards in an update (see lower_test).
+    std::vector<int64_t> lanes_multiples, chunk_counts;
+    for (int64_t d = 2; d <= extent / 2; ++d) {
+      if (extent % d) continue;
+      if (d % o_.vector_lanes == 0 && d <= 4 * o_.vector_lanes) lanes_multiples.push_back(d);
+      if (d <= 64) chunk_counts.push_back(d);
+    }
+    if (chunk_counts.empty()) return false;  // a prime extent: nothing to factor
+    const bool vector_partials = coin(0.5, rng_);
+    int64_t inner;
+    if (vector_partials) {
+      std::vector<int64_t> small;
+      for (int64_t d : chunk_counts)
+        if (d <= o_.vector_lanes) small.push_back(d);
+      inner = !lanes_multiples.empty() ? pick(lanes_multiples, rng_) : small.empty() ? chunk_counts.front() : small.back();
+    } else {
+      inner = extent / pick(chunk_counts, rng_);
+    }
+    Step sp = Step::of(StepKind::SP);
+    sp.stage = s;
+    sp.iter = loop;
+    sp.extent = extent;
+    sp.factors = {int(inner)};
+    push(sp);
+    Step rf = Step::of(StepKind::RF);
+    rf.stage = s;
+    rf.iter = vector_partials ? loop + 1 : loop;
+    rf.factor_iter = spatial;
+    push(rf);
+    rfactored_.push_back(name);
+    schedule_partials(name + ".rf", spatial, vector_partials ? loop + 1 : loop, vector_partials);
+    return true;
+  }
+
+  // The partial stage keeps the original loops with the factored one spatial:
+  // vector partials go innermost and are vectorized; parallel chunks go first
+  // and join the parallel loop.
+  void schedule_partials(const std::string &name, int spatial, int factored, bool vector_partials) {
+    const int s = index(name);
+    const int loops = int(state_.stage(s).iters.size());
+    Step re = Step::of(StepKind::RE);
+    re.stage = s;
+    if (!vector_partials) re.ids.push_back(factored);
+    for (int i = 0; i < loops; ++i)
+      if (i != factored) re.ids.push_back(i);
+    if (vector_partials) re.ids.push_back(factored);
+    push(re);
+    const int outer = vector_partials ? spatial : spatial + 1;
+    if (outer > 0) fuse_and_parallelize(name, outer);
+    if (vector_partials) vectorize_innermost_spatial(name);
+  }
+
+  // An rfactored reduction left at root still deserves its cores.
+  void parallelize_if_at_root(const std::string &name) {
+    const int s = index(name);
+    const StageState &st = state_.stage(s);
+    if (st.location != ComputeLocation::Root || st.iters.empty() || st.iters[0].kind != IterKind::Spatial ||
+        st.iters[0].extent < 2 || st.iters[0].annotation != Annotation::None)
+      return;
+    Step an = Step::of(StepKind::AN);
+    an.stage = s;
+    an.iter = 0;
+    an.annotation = Annotation::Parallel;
+    push(an);
+  }
+
   void cache_write_output() {
     const int out = index(dag_.stages[dag_.output()].name);
-    if (!state_.stage(out).has_reduction() || !coin(o_.cache_write_probability, rng_)) return;
+    if (!state_.stage(out).has_reduction() || state_.stage(out).transformed ||
+        !coin(o_.cache_write_probability, rng_))
+      return;
     Step st = Step::of(StepKind::CHW);
     st.stage = out;
     st.scope = MemScope::Local;
@@ -387,6 +486,7 @@ class SketchBuilder {
   Schedule schedule_;
   std::map<std::string, std::vector<std::string>> fused_;
   std::map<std::string, int> fused_outer_;
+  std::vector<std::string> rfactored_;
 };
 
 }  // namespace

@@ -9,7 +9,11 @@
 //   - the reduction's own loops form a register block: reduction loops split in
 //     two, spatial loops split so that the innermost is a vector and the middle
 //     ones can be unrolled (R S R S, with the outer S usually of extent 1);
-//   - other reductions are computed at root and tiled S S R R S themselves.
+//   - other reductions are computed at root and tiled S S R R S themselves;
+//   - a reduction longer than its spatial extent may be rfactored: its longest
+//     reduction loop is split and one part becomes partial results, either the
+//     inner part (a vector of partial sums over contiguous data) or the outer
+//     part (chunks that run in parallel).
 // Random annotation picks tile sizes (divisors and non-divisors), the compute
 // location, unrolling and an auto-unroll limit.
 #pragma once
@@ -33,6 +37,10 @@ struct SpaceOptions {
   std::vector<int> auto_unroll_values = {0, 16, 64, 512};
   double cache_write_probability = 0.85;
   double inline_probability = 0.5;  // of each reduction-free intermediate stage
+  // Of rfactoring a reduction whose reduction is at least as long as its
+  // spatial extent (Ansor's AddRfactor condition): softmax rows, layernorm
+  // rows, small-M matmuls.
+  double rfactor_probability = 0.5;
 };
 
 class ScheduleSpace {

@@ -70,6 +70,13 @@ TEST(Lower, RfactorMatchesReference) {
   expect_schedule_correct("softmax:M=13,N=100", "SP(2,1,100,[10]); RF(2,2,1)");
 }
 
+// The stage left after rfactor reduces over a variable Halide names itself
+// ("rn.rn_0"); splitting and unrolling it must still work.
+TEST(Lower, TheReductionOverPartialsCanBeScheduled) {
+  expect_schedule_correct("softmax:M=13,N=100", "SP(2,1,100,[25]); RF(2,1,1); RE(2,[1,0,2]); AN(2,0,parallel); "
+                                                "SP(3,1,4,[2]); AN(3,2,unroll); AN(3,0,parallel)");
+}
+
 TEST(Lower, InlineAndRootMatchReference) {
   // conv2d with padding: 0 input, 1 weight, 2 pad, 3 conv.
   expect_schedule_correct("conv2d:N=1,C=3,H=9,W=9,K=4,R=3,S=3,stride=1,pad=1", "CI(2)");

@@ -1,7 +1,8 @@
 // The schedule space produces schedules Halide accepts: for every operator,
-// sampled schedules lower and compile to Halide's IR module. (The issue asks for
-// under 1% invalid over 1,000 per operator; the suite samples fewer to stay fast,
-// and `tlptune tune` reports the live rate in its summary.)
+// 1,000 sampled schedules are applied to the Halide pipeline (every scheduling
+// call checked by Halide), fewer than 1% may fail, and the first 20 also
+// compile to Halide's IR module. The full compile of 1,000 per operator takes
+// minutes; tools/space_validity_census measures it.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -35,19 +36,19 @@ TEST_P(SpaceValidity, SampledSchedulesLowerAndCompile) {
   so.vector_lanes = 8;
   ScheduleSpace space(dag, so);
   std::mt19937_64 rng(11);
-  const int samples = 20;
+  const int samples = 1000, compiled = 20;
   int invalid = 0;
   std::string first_error;
   for (int i = 0; i < samples; ++i) {
     const Schedule s = space.sample(rng);
     try {
       LoweredKernel k = lower_schedule(*op, dag, s, Halide::get_host_target());
-      Halide::Pipeline(k.output).compile_to_module(k.arguments(), "k", Halide::get_host_target());
+      if (i < compiled) Halide::Pipeline(k.output).compile_to_module(k.arguments(), "k", Halide::get_host_target());
     } catch (const std::exception &e) {
       if (invalid++ == 0) first_error = s.to_text() + "\n" + e.what();
     }
   }
-  EXPECT_EQ(invalid, 0) << invalid << " of " << samples << " invalid; first:\n" << first_error;
+  EXPECT_LT(invalid, samples / 100) << invalid << " of " << samples << " invalid; first:\n" << first_error;
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryOperator, SpaceValidity, ::testing::ValuesIn(kOperators));

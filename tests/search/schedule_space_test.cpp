@@ -161,6 +161,44 @@ TEST(ScheduleSpace, CacheWriteProbabilityIsHonoured) {
   }
 }
 
+// softmax rows (16 rows of 100) reduce more than they have rows: rfactor applies,
+// as vector partials (innermost, vectorized) or parallel chunks (outermost).
+TEST(ScheduleSpace, LongReductionsAreRfactoredIntoVectorsOrParallelChunks) {
+  const ComputeDag dag = testing::softmax_dag();
+  SpaceOptions o;
+  o.rfactor_probability = 1;
+  ScheduleSpace space(dag, o);
+  std::mt19937_64 rng(8);
+  int vector_partials = 0, parallel_chunks = 0;
+  for (int i = 0; i < 60; ++i) {
+    const Schedule s = space.sample(rng);
+    const LoopState st = LoopState::replay(dag, s);
+    for (const std::string name : {"max.rf", "sum.rf"}) {
+      const int rf = index_of(st, name);
+      ASSERT_GE(rf, 0) << name << " missing: " << s.to_text();
+      const auto &iters = st.stage(rf).iters;
+      if (iters.back().kind == IterKind::Spatial) {
+        EXPECT_EQ(iters.back().annotation, Annotation::Vectorize) << s.to_text();
+        ++vector_partials;
+      } else {
+        EXPECT_EQ(iters.front().annotation, Annotation::Parallel) << s.to_text();
+        ++parallel_chunks;
+      }
+    }
+  }
+  EXPECT_GT(vector_partials, 20);
+  EXPECT_GT(parallel_chunks, 20);
+}
+
+TEST(ScheduleSpace, ShortReductionsAreNotRfactored) {
+  SpaceOptions o;
+  o.rfactor_probability = 1;
+  ScheduleSpace space(testing::dense_relu_dag(), o);  // 64x48 outputs, 32-long reduction
+  std::mt19937_64 rng(9);
+  for (int i = 0; i < 30; ++i)
+    for (const Step &st : space.sample(rng).steps) EXPECT_NE(st.kind, StepKind::RF);
+}
+
 TEST(ScheduleSpace, AutoUnrollValuesComeFromTheOptions) {
   SpaceOptions o;
   o.auto_unroll_values = {32};
