@@ -3,7 +3,6 @@
 // by design: each task is topped up to --per-task valid-or-failed records, and what
 // the log already holds is never measured again.
 #include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -13,6 +12,7 @@
 #include "measure/record_log.h"
 #include "search/network_spec.h"
 #include "tuner/command.h"
+#include "tuner/interrupt.h"
 #include "tuner/measurer.h"
 #include "tuner/progress_bar.h"
 #include "tuner/task_tuner.h"
@@ -20,8 +20,6 @@
 namespace tlp {
 namespace {
 
-std::atomic<bool> g_collect_stop{false};  // set by Ctrl-C; see tune_command.cpp for why a global
-extern "C" void on_collect_interrupt(int) { g_collect_stop = true; }
 
 struct CollectOptions {
   std::vector<std::string> ops;
@@ -59,8 +57,7 @@ Command add_collect_command(CLI::App &app) {
   sub->add_option("--run-timeout", c->tune.run_timeout, "Seconds before a running candidate is killed")->capture_default_str();
   sub->add_flag("!--no-progress", c->tune.progress, "Do not draw the progress bar");
   cmd.run = [c] {
-    std::signal(SIGINT, on_collect_interrupt);
-    std::signal(SIGTERM, on_collect_interrupt);
+    const std::atomic<bool> &stop = stop_on_interrupt();
     const auto specs = task_specs(*c);
     const Halide::Target target = parse_target(c->tune.target);
     if (!target_runs_here(target))
@@ -84,19 +81,19 @@ Command add_collect_command(CLI::App &app) {
     ProgressBar bar("collecting", missing);
     int done = 0;
     for (auto &t : tasks) {
-      while (t->summary().trials_total < c->per_task && !g_collect_stop) {
+      while (t->summary().trials_total < c->per_task && !stop) {
         const int want = std::min(c->tune.batch, c->per_task - t->summary().trials_total);
-        if (t->round(measurer, want, g_collect_stop, [&] {
+        if (t->round(measurer, want, stop, [&] {
               ++done;
               if (c->tune.progress) bar.update(done, t->summary().workload.substr(0, 40));
             }) == 0)
           break;
       }
-      if (g_collect_stop) break;
+      if (stop) break;
     }
     if (c->tune.progress) bar.finish();
     printf("collected %d new records for %zu operators into %s\n", done, tasks.size(), c->tune.log_path.c_str());
-    if (g_collect_stop) {
+    if (stop) {
       fprintf(stderr, "interrupted: run the same command again to continue where it stopped\n");
       return kExitInterrupted;
     }

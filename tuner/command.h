@@ -22,10 +22,12 @@ Command add_measure_command(CLI::App &app);
 Command add_train_command(CLI::App &app);
 Command add_eval_command(CLI::App &app);
 Command add_peers_command(CLI::App &app);
+Command add_bench_command(CLI::App &app);
 
 // Exit codes shared by the subcommands.
 constexpr int kExitOk = 0;
 constexpr int kExitError = 1;
+constexpr int kExitRegression = 3;  // bench --check found a confirmed regression
 constexpr int kExitInterrupted = 130;
 
 }  // namespace tlp

@@ -12,14 +12,15 @@ int main(int argc, char **argv) {
       "Start with:  tlptune ops            (what can be tuned)\n"
       "             tlptune tune --op matmul:M=512,N=512,K=512 --trials 64 --log matmul.jsonl\n"
       "             tlptune show matmul.jsonl\n"
-      "             tlptune replay matmul.jsonl --out kernels/"};
+      "             tlptune replay matmul.jsonl --out kernels/\n"
+      "             tlptune bench --suite quick --out bench-quick   (policies side by side)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "tlptune 0.1.0");
   std::vector<tlp::Command> commands = {tlp::add_tune_command(app), tlp::add_show_command(app),
                                         tlp::add_replay_command(app), tlp::add_ops_command(app),
                                         tlp::add_collect_command(app), tlp::add_measure_command(app),
                                         tlp::add_train_command(app), tlp::add_eval_command(app),
-                                        tlp::add_peers_command(app)};
+                                        tlp::add_peers_command(app), tlp::add_bench_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

@@ -1,7 +1,6 @@
 // tlptune tune: tunes one operator and prints (and optionally writes) a summary.
 #include <atomic>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -9,17 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "tuner/command.h"
+#include "tuner/interrupt.h"
 #include "tuner/tuning_session.h"
 
 namespace tlp {
 namespace {
-
-// Ctrl-C only raises this flag; the session polls it between candidates so that
-// everything measured so far is on disk when we stop. A signal handler can only
-// reach a global, so this is the one global in tlptune.
-std::atomic<bool> g_stop_requested{false};
-
-extern "C" void on_interrupt(int) { g_stop_requested = true; }
 
 void print_network_summary(const NetworkSummary &n) {
   printf("\nnetwork    %s\ntrials     %d\ntime       %.1f s\n\n", n.network.c_str(), n.trials_total, n.wall_seconds);
@@ -93,19 +86,18 @@ Command add_tune_command(CLI::App &app) {
   sub->add_option("--work-dir", o->work_dir, "Keep build artifacts here (default: a temporary folder, removed at the end)");
   sub->add_flag("!--no-progress", o->progress, "Do not draw the progress bar");
   c.run = [o, json_path, network] {
-    std::signal(SIGINT, on_interrupt);
-    std::signal(SIGTERM, on_interrupt);
+    const std::atomic<bool> &stop = stop_on_interrupt();
     nlohmann::json summary;
     bool interrupted = false;
     int trials = 0;
     if (!network->empty()) {
-      NetworkSummary n = run_network_tuning(*o, *network, g_stop_requested);
+      NetworkSummary n = run_network_tuning(*o, *network, stop);
       print_network_summary(n);
       summary = n.to_json();
       interrupted = n.interrupted;
       trials = n.trials_total;
     } else {
-      TuneSummary s = run_tuning(*o, g_stop_requested);
+      TuneSummary s = run_tuning(*o, stop);
       print_summary(s);
       summary = s.to_json();
       interrupted = s.interrupted;

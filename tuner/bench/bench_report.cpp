@@ -39,11 +39,11 @@ PolicyResult run_from_json(const json &j) {
   return run;
 }
 
-json peer_to_json(const PeerResult &peer) {
+json peer_to_json(const BenchPeerResult &peer) {
   return {{"peer", peer.peer}, {"op", peer.op}, {"gflops", peer.gflops}, {"what_ran", peer.what_ran}};
 }
 
-PeerResult peer_from_json(const json &j) {
+BenchPeerResult peer_from_json(const json &j) {
   return {j.at("peer").get<std::string>(), j.at("op").get<std::string>(), j.at("gflops").get<double>(),
           j.value("what_ran", std::string())};
 }

@@ -26,7 +26,7 @@ struct PolicyResult {
   double wall_seconds = 0, search_seconds = 0, model_seconds = 0, build_seconds = 0, run_seconds = 0;
 };
 
-struct PeerResult {
+struct BenchPeerResult {
   std::string peer;      // "halide-adams2019", "onednn", ...
   std::string op;        // matched to runs by op (not label)
   double gflops = 0;     // 0 when the peer failed
@@ -39,7 +39,7 @@ struct BenchReport {
   std::string command;  // the command line that produced the report
   std::string date;     // when it ran, e.g. ISO 8601
   std::vector<PolicyResult> runs;
-  std::vector<PeerResult> peers;  // empty when peers were not run
+  std::vector<BenchPeerResult> peers;  // empty when peers were not run
 
   nlohmann::json to_json() const;
   // Throws std::runtime_error naming the fault when `j` is not what to_json writes

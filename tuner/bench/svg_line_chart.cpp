@@ -9,8 +9,17 @@
 namespace tlp {
 namespace {
 
-// Room around the plot area: the y tick labels on the left, the legend on the right.
+// Room around the plot area: the y tick labels on the left, the legend on the
+// right (at least kMarginRight, more for long series names).
 constexpr double kMarginLeft = 72, kMarginRight = 220, kMarginTop = 44, kMarginBottom = 56;
+constexpr double kLegendCharWidth = 7;  // 12 px sans-serif, a generous average
+
+double legend_margin(const LineChart &chart) {
+  size_t longest = 0;
+  for (const auto &s : chart.series)
+    if (s.in_legend) longest = std::max(longest, s.name.size());
+  return std::max(kMarginRight, 14 + 28 + kLegendCharWidth * double(longest) + 10);
+}
 
 std::string num(double v) {
   char buf[32];
@@ -73,7 +82,7 @@ Frame make_frame(const LineChart &chart) {
   Frame f;
   f.left = kMarginLeft;
   f.top = kMarginTop;
-  f.width = std::max(40.0, chart.width - kMarginLeft - kMarginRight);
+  f.width = std::max(40.0, chart.width - kMarginLeft - legend_margin(chart));
   f.height = std::max(40.0, chart.height - kMarginTop - kMarginBottom);
   f.log_x = chart.log_x;
   f.x_ticks = chart.log_x ? log_ticks(xs.lo, xs.hi) : nice_ticks(xs.lo, xs.hi);

@@ -1,0 +1,116 @@
+// tlptune bench: the policy names, the CI baseline figures drawn from a report,
+// and the command end to end on a tiny suite (report files, resume, --check
+// passing on a re-run and failing on a stored baseline 30% faster than reality).
+#include "tuner/bench_session.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/tuner/cli_test_util.h"
+
+namespace tlp {
+namespace {
+
+using testing::TempDir;
+using testing::tlptune;
+
+TEST(BenchPolicies, NamesMapToPolicyAndModel) {
+  const auto p = parse_bench_policies("random, tlp,tlp-online,random", "m.tlpm");
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_EQ(p[0].policy, "random");
+  EXPECT_EQ(p[1].policy, "evolutionary");
+  EXPECT_EQ(p[1].model, "m.tlpm");
+  EXPECT_EQ(p[2].model, "none");
+}
+
+TEST(BenchPolicies, UnknownNameListsTheKnownOnes) {
+  try {
+    parse_bench_policies("random,ansor", "m.tlpm");
+    FAIL() << "ansor accepted";
+  } catch (const std::runtime_error &e) {
+    EXPECT_NE(std::string(e.what()).find("unknown policy 'ansor'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("tlp-online"), std::string::npos) << e.what();
+  }
+}
+
+PolicyResult run_of(const std::string &policy, int seed, std::vector<double> gflops) {
+  std::vector<CurvePoint> points;
+  for (size_t i = 0; i < gflops.size(); ++i) points.push_back({int(i) + 1, double(i), gflops[i]});
+  PolicyResult r;
+  r.policy = policy;
+  r.op = "matmul:M=8,N=8,K=8";
+  r.seed = seed;
+  r.curve = TuningCurve(points);
+  return r;
+}
+
+TEST(BenchBaselineFigures, MediansOverSeedsAndTrialsToTheOperatorsBest) {
+  BenchReport r;
+  r.runs = {run_of("random", 1, {10, 20, 30, 40}), run_of("random", 2, {10, 50, 0, 0}),
+            run_of("random", 3, {5, 5, 5, 45}), run_of("tlp", 1, {30, 100, 0, 0})};
+  const BenchBaseline b = baseline_from_report(r, 0.4, nullptr);  // target: 0.4 x 100 = 40
+  const auto &random = b.entries.at("random|matmul:M=8,N=8,K=8");
+  EXPECT_DOUBLE_EQ(random.best_gflops, 45);     // median of 40, 50, 45
+  EXPECT_EQ(random.trials_to_target, 4);        // median of 4, 2, 4
+  EXPECT_EQ(b.entries.at("tlp|matmul:M=8,N=8,K=8").trials_to_target, 2);
+}
+
+TEST(BenchBaselineFigures, TheTargetComesFromTheStoredBaselineAndMissingItCountsAsBudgetPlusOne) {
+  BenchReport r;
+  r.runs = {run_of("random", 1, {10, 20, 30})};
+  BenchBaseline stored;
+  stored.entries["tlp|matmul:M=8,N=8,K=8"] = {100, 2};
+  const BenchBaseline b = baseline_from_report(r, 0.5, &stored);  // target 50: never reached
+  EXPECT_EQ(b.entries.at("random|matmul:M=8,N=8,K=8").trials_to_target, 4);
+}
+
+// The whole command on two tiny operators: about half a minute.
+TEST(BenchCommand, WritesTheReportResumesAndChecksAgainstABaseline) {
+  TempDir dir;
+  {
+    std::ofstream suite(dir / "tiny.json");
+    suite << R"({"format": 1, "name": "tiny", "operators": [{"op": "matmul:M=32,N=32,K=32"},
+              {"op": "softmax:M=8,N=64", "label": "sm"}]})";
+  }
+  const std::string base = "bench --suite " + (dir / "tiny.json") + " --policies random,evolutionary --trials 3 --out " +
+                           (dir / "out") + " --no-progress --min-seconds 0.01";
+  const auto first = tlptune(base + " --check " + (dir / "baseline.json") + " --update-baseline");
+  ASSERT_EQ(first.code, 0) << first.output;
+  for (const std::string f : {"out/report.md", "out/report.json", "baseline.json"})
+    EXPECT_TRUE(std::filesystem::exists(dir / f)) << f;
+  EXPECT_TRUE(std::filesystem::exists(dir / "out/plots/softmax_M_8_N_64-sm-trials.svg"));
+  EXPECT_NE(first.output.find("| random |"), std::string::npos) << first.output;
+
+  // A re-run resumes every finished run (nothing is measured again) and matches its own baseline.
+  auto log_size = [&] { return std::filesystem::file_size(dir / "out/logs/random-matmul_M_32_N_32_K_32-t3-s1.jsonl"); };
+  const auto size_before = log_size();
+  const auto again = tlptune(base + " --check " + (dir / "baseline.json"));
+  EXPECT_EQ(again.code, 0) << again.output;
+  EXPECT_NE(again.output.find("no regression"), std::string::npos) << again.output;
+  EXPECT_EQ(log_size(), size_before);
+
+  // A baseline 1/0.7 times faster than what this build measures: a 30% slowdown.
+  nlohmann::json b;
+  std::ifstream(dir / "baseline.json") >> b;
+  for (auto &[key, entry] : b["entries"].items()) entry["best_gflops"] = entry["best_gflops"].get<double>() / 0.7;
+  std::ofstream(dir / "faster.json") << b.dump();
+  const auto slow = tlptune(base + " --check " + (dir / "faster.json") + " --tolerance 0.15");
+  EXPECT_EQ(slow.code, 3) << slow.output;
+  EXPECT_NE(slow.output.find("measuring them again"), std::string::npos) << slow.output;
+  EXPECT_NE(slow.output.find("REGRESSION"), std::string::npos) << slow.output;
+}
+
+TEST(BenchCommand, AnUnknownSuiteNameListsTheSuites) {
+  TempDir dir;
+  const auto r = tlptune("bench --suite nosuch --suites-dir " + std::string(TLP_SOURCE_DIR) +
+                         "/examples/suites --out " + (dir / "out"));
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.output.find("quick"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace tlp

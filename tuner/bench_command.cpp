@@ -1,0 +1,156 @@
+// tlptune bench: policies against each other and against peers, side by side in
+// one run, with a report (JSON, Markdown, SVG plots) and a CI regression check.
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "tuner/bench_session.h"
+#include "tuner/command.h"
+#include "tuner/interrupt.h"
+
+namespace tlp {
+namespace {
+
+struct CheckOptions {
+  std::string baseline_path;  // --check FILE
+  double tolerance = 0.15;
+  double target_fraction = 0.9;
+  bool update = false;
+};
+
+std::string command_line(const BenchOptions &o, const CheckOptions &c) {
+  std::string s = "tlptune bench --suite " + o.suite + " --policies " + o.policies + " --trials " +
+                  std::to_string(o.trials) + " --seeds " + std::to_string(o.seeds) + " --out " + o.out_dir;
+  if (!o.peers.empty()) s += " --peers " + o.peers;
+  if (o.policies.find("tlp") != std::string::npos) s += " --model " + o.model;
+  if (o.target != "host") s += " --target " + o.target;
+  if (!c.baseline_path.empty()) s += " --check " + c.baseline_path + (c.update ? " --update-baseline" : "");
+  return s;
+}
+
+void print_regressions(const std::vector<Regression> &regs) {
+  for (const Regression &r : regs) printf("  REGRESSION %s\n", r.message.c_str());
+}
+
+std::set<std::string> keys_of(const std::vector<Regression> &regs) {
+  std::set<std::string> keys;
+  for (const Regression &r : regs) keys.insert(r.key);
+  return keys;
+}
+
+// Compares with the stored baseline; what looks regressed is measured once more
+// and the better of the two figures counts, so one noisy run does not fail CI.
+int check_against_baseline(const BenchOptions &o, const CheckOptions &c, const BenchReport &report,
+                           const std::atomic<bool> &stop) {
+  const BenchBaseline baseline = read_baseline(c.baseline_path);
+  BenchBaseline current = baseline_from_report(report, c.target_fraction, &baseline);
+  std::vector<Regression> regs = find_regressions(baseline, current, c.tolerance);
+  if (!regs.empty()) {
+    fprintf(stderr, "%zu entr%s past the tolerance; measuring them again to rule out noise\n", regs.size(),
+            regs.size() == 1 ? "y is" : "ies are");
+    bool interrupted = false;
+    const BenchReport again = rerun_entries(o, keys_of(regs), stop, interrupted);
+    if (interrupted) return kExitInterrupted;
+    current = best_of(current, baseline_from_report(again, c.target_fraction, &baseline));
+    regs = find_regressions(baseline, current, c.tolerance);
+  }
+  if (regs.empty()) {
+    printf("\nno regression against %s (tolerance %.0f%%, %zu entries)\n", c.baseline_path.c_str(),
+           c.tolerance * 100, baseline.entries.size());
+    return kExitOk;
+  }
+  printf("\n%zu regression%s against %s (tolerance %.0f%%), confirmed by a second measurement:\n", regs.size(),
+         regs.size() == 1 ? "" : "s", c.baseline_path.c_str(), c.tolerance * 100);
+  print_regressions(regs);
+  printf("If the change is intended, rewrite the baseline with --update-baseline.\n");
+  return kExitRegression;
+}
+
+}  // namespace
+
+Command add_bench_command(CLI::App &app) {
+  auto o = std::make_shared<BenchOptions>();
+  auto c = std::make_shared<CheckOptions>();
+  auto json_path = std::make_shared<std::string>();
+  Command cmd;
+  cmd.app = app.add_subcommand(
+      "bench",
+      "Benchmark search policies against each other (and peers) on a suite of operators, side by side: best "
+      "GFLOP/s, trials and seconds to reach it, the speedup of each policy over random search, plots; "
+      "--check compares with a stored baseline for CI");
+  auto *sub = cmd.app;
+  sub->footer(
+      "Examples:\n"
+      "  tlptune bench --suite quick --out bench-quick\n"
+      "  tlptune bench --suite full --policies random,tlp --seeds 3 --trials 300 --peers adams2019,openblas,onednn "
+      "--out bench-full\n"
+      "  tlptune bench --suite quick --out ci-bench --check perf-baseline.json --tolerance 0.15\n"
+      "Run the same command again to resume: finished runs are read back from --out.\n"
+      "Exit codes: 0 ok, 1 error, 3 a regression past --tolerance, 130 interrupted.");
+  sub->add_option("--suite", o->suite, "A suite name (examples/suites/NAME.json) or a suite file")->capture_default_str();
+  sub->add_option("--suites-dir", o->suites_dir, "Where suite names are looked up (default: examples/suites)");
+  sub->add_option("--policies", o->policies,
+                  "Comma-separated: random, evolutionary (model learns nothing), tlp (pretrained --model), "
+                  "tlp-online (model trained from scratch)")
+      ->capture_default_str();
+  sub->add_option("--trials", o->trials, "Trials per run (a suite entry may set its own)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--seeds", o->seeds, "Runs per policy and operator, with seeds 1..N")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--out", o->out_dir, "Folder for logs, finished runs, report.md, report.json and plots/")->required();
+  sub->add_option("--json", *json_path, "Also write the report as JSON to this file");
+  sub->add_option("--peers", o->peers,
+                  "Also measure these peers on every operator: adams2019, mullapudi2016, li2018, openblas, onednn")
+      ->capture_default_str();
+  sub->add_option("--model", o->model, "The TLP model file of the tlp policy")->capture_default_str();
+  sub->add_option("--target", o->target, "Compile target")->capture_default_str();
+  sub->add_option("--min-seconds", o->min_seconds, "Timed seconds per candidate, at least")->capture_default_str();
+  sub->add_option("--check", c->baseline_path,
+                  "CI mode: compare best GFLOP/s and trials-to-target of every policy and operator with this "
+                  "baseline file; exit 3 on a regression confirmed by a second measurement");
+  sub->add_option("--tolerance", c->tolerance, "Allowed relative regression in --check mode")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  sub->add_option("--target-fraction", c->target_fraction,
+                  "Trials-to-target counts trials to reach this fraction of the operator's best GFLOP/s")
+      ->capture_default_str()
+      ->check(CLI::Range(0.01, 1.0));
+  sub->add_flag("--update-baseline", c->update, "With --check: write this run's figures to the baseline file instead");
+  sub->add_flag("!--no-progress", o->progress, "Do not draw progress bars");
+  cmd.run = [o, c, json_path] {
+    if (c->update && c->baseline_path.empty())
+      throw std::runtime_error("--update-baseline needs --check FILE: the file to write the baseline to");
+    if (!c->baseline_path.empty() && !c->update) read_baseline(c->baseline_path);  // fail before hours of tuning
+    const std::atomic<bool> &stop = stop_on_interrupt();
+    bool interrupted = false;
+    const BenchReport report = run_bench(*o, command_line(*o, *c), stop, interrupted);
+    if (interrupted) {
+      fprintf(stderr, "interrupted: finished runs are kept in %s/runs; run the same command again to resume\n",
+              o->out_dir.c_str());
+      return kExitInterrupted;
+    }
+    const std::string md = write_bench_report(report, o->out_dir, "random");
+    printf("%s\nreport: %s/report.md, %s/report.json, plots in %s/plots\n", md.c_str(), o->out_dir.c_str(),
+           o->out_dir.c_str(), o->out_dir.c_str());
+    if (!json_path->empty()) {
+      std::ofstream out(*json_path);
+      out << report.to_json().dump(1) << "\n";
+      if (!out) throw std::runtime_error("cannot write " + *json_path);
+    }
+    if (c->baseline_path.empty()) return kExitOk;
+    if (c->update) {
+      write_baseline(baseline_from_report(report, c->target_fraction, nullptr), c->baseline_path);
+      printf("baseline written to %s\n", c->baseline_path.c_str());
+      return kExitOk;
+    }
+    return check_against_baseline(*o, *c, report, stop);
+  };
+  return cmd;
+}
+
+}  // namespace tlp

@@ -1,0 +1,362 @@
+#include "tuner/bench_session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+
+#include "codegen/operator.h"
+#include "measure/executable_path.h"
+#include "measure/platform.h"
+#include "measure/record_log.h"
+#include "tuner/peer_baselines.h"
+#include "tuner/tuning_session.h"
+
+namespace tlp {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The policies a benchmark knows, as data: name, tuning policy, cost model
+// (empty: the --model file).
+struct KnownPolicy {
+  const char *name, *policy, *model, *what;
+};
+constexpr KnownPolicy kPolicies[] = {
+    {"random", "random", "random", "uniform samples of the schedule space"},
+    {"evolutionary", "evolutionary", "random", "evolutionary search with a model that learns nothing"},
+    {"tlp", "evolutionary", "", "evolutionary search guided by the pretrained TLP model (--model)"},
+    {"tlp-online", "evolutionary", "none", "evolutionary search with a TLP model trained online from scratch"},
+};
+
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string iso_date() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+// "AMD EPYC 7B13, 2 threads, 23.4 GiB": what a reader needs to compare reports.
+std::string machine_description() {
+  std::string cpu = "unknown CPU";
+  std::ifstream info("/proc/cpuinfo");
+  for (std::string line; std::getline(info, line);)
+    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
+      cpu = line.substr(line.find(':') + 2);
+      break;
+    }
+  double gib = 0;
+  std::ifstream mem("/proc/meminfo");
+  for (std::string key; mem >> key;) {
+    double kb = 0;
+    mem >> kb;
+    if (key == "MemTotal:") {
+      gib = kb / (1024.0 * 1024.0);
+      break;
+    }
+    mem.ignore(1 << 10, '\n');
+  }
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s, %d threads, %.1f GiB", cpu.c_str(), hardware_threads(), gib);
+  return buf;
+}
+
+void write_json_file(const std::string &path, const nlohmann::json &j) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << j.dump(1) << "\n";
+    if (!out) throw std::runtime_error("cannot write " + tmp + " (is the disk full or the folder read-only?)");
+  }
+  fs::rename(tmp, path);
+}
+
+nlohmann::json read_json_file(const std::string &path) {
+  std::ifstream in(path);
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception &e) {
+    throw std::runtime_error(path + " is not valid JSON (" + e.what() + "); delete it to measure that part again");
+  }
+}
+
+struct RunPlan {
+  BenchPolicy policy;
+  BenchOperator op;
+  int trials = 0;
+  int seed = 1;
+  std::string name;  // file stem under logs/ and runs/
+};
+
+std::string run_name(const BenchPolicy &p, const BenchOperator &op, int trials, int seed, const std::string &suffix) {
+  return p.name + "-" + plot_file_stem(op.op, op.label) + "-t" + std::to_string(trials) + "-s" +
+         std::to_string(seed) + suffix;
+}
+
+// Seed by seed and operator by operator; within each, the policies take turns
+// going first.
+std::vector<RunPlan> plan_runs(const BenchOptions &o, const BenchSuite &suite, const std::vector<BenchPolicy> &policies,
+                               const std::set<std::string> *only, const std::string &suffix) {
+  std::vector<RunPlan> plans;
+  int turn = 0;
+  for (int seed = 1; seed <= o.seeds; ++seed)
+    for (const BenchOperator &op : suite.operators) {
+      const int trials = op.trials > 0 ? op.trials : o.trials;
+      for (size_t k = 0; k < policies.size(); ++k) {
+        const BenchPolicy &p = policies[(k + turn) % policies.size()];
+        if (only && !only->count(baseline_key(p.name, op.op, op.label))) continue;
+        plans.push_back({p, op, trials, seed, run_name(p, op, trials, seed, suffix)});
+      }
+      ++turn;
+    }
+  return plans;
+}
+
+// A partial log of an interrupted run is renamed, never deleted.
+void set_aside_partial_log(const std::string &log) {
+  if (!fs::exists(log)) return;
+  const std::string aside = log.substr(0, log.size() - 6) + ".interrupted-" + std::to_string(long(unix_now())) + ".jsonl";
+  fs::rename(log, aside);
+  fprintf(stderr, "note: %s was left by an interrupted run; kept as %s, and the run starts again\n", log.c_str(),
+          aside.c_str());
+}
+
+TuningCurve curve_from_log(const std::string &log, double start_unix, double flops) {
+  std::vector<CurvePoint> points;
+  if (!fs::exists(log)) return TuningCurve();
+  const LogReadResult read = read_record_log(log);
+  for (const MeasureRecord &r : read.records) {
+    const double gflops = r.ok() && r.median_cost > 0 ? flops / r.median_cost / 1e9 : 0;
+    points.push_back({int(points.size()) + 1, std::max(0.0, r.timestamp - start_unix), gflops});
+  }
+  return TuningCurve(std::move(points));
+}
+
+PolicyResult run_once(const BenchOptions &o, const RunPlan &plan, const std::atomic<bool> &stop, bool &finished) {
+  const std::string log = o.out_dir + "/logs/" + plan.name + ".jsonl";
+  set_aside_partial_log(log);
+  TuneOptions t;
+  t.op_spec = plan.op.op;
+  t.target = o.target;
+  t.trials = plan.trials;
+  t.policy = plan.policy.policy;
+  t.model = plan.policy.model;
+  t.seed = uint64_t(plan.seed);
+  t.log_path = log;
+  t.min_seconds = o.min_seconds;
+  t.progress = o.progress;
+  const double start = unix_now();
+  const TuneSummary s = run_tuning(t, stop);
+  finished = !s.interrupted;
+  PolicyResult r;
+  r.policy = plan.policy.name;
+  r.op = plan.op.op;
+  r.label = plan.op.label;
+  r.seed = plan.seed;
+  r.curve = curve_from_log(log, start, make_operator(plan.op.op)->flops());
+  r.wall_seconds = s.wall_seconds;
+  r.search_seconds = s.search_seconds;
+  r.model_seconds = s.model_seconds;
+  r.build_seconds = s.build_seconds;
+  r.run_seconds = s.run_seconds;
+  return r;
+}
+
+// A finished run is stored as a one-run report, so it reads back through the
+// report's own parser.
+PolicyResult load_or_run(const BenchOptions &o, const RunPlan &plan, const std::atomic<bool> &stop, bool &finished) {
+  const std::string done = o.out_dir + "/runs/" + plan.name + ".json";
+  finished = true;
+  if (fs::exists(done)) {
+    const BenchReport one = BenchReport::from_json(read_json_file(done));
+    if (one.runs.size() != 1) throw std::runtime_error(done + " should hold one run; delete it to run it again");
+    return one.runs.front();
+  }
+  PolicyResult r = run_once(o, plan, stop, finished);
+  if (finished) {
+    BenchReport one;
+    one.runs = {r};
+    write_json_file(done, one.to_json());
+  }
+  return r;
+}
+
+std::vector<BenchPeerResult> peers_of(const BenchOptions &o, const BenchOperator &op) {
+  const std::string path = o.out_dir + "/peers/" + plot_file_stem(op.op, "") + ".json";
+  if (fs::exists(path)) return BenchReport::from_json(read_json_file(path)).peers;
+  PeerOptions po;
+  po.op_spec = op.op;
+  po.peers = parse_peer_list(o.peers);
+  po.target = o.target;
+  BenchReport holder;
+  for (const PeerResult &p : run_peers(po, [](const std::string &what) { fprintf(stderr, "%s\n", what.c_str()); })
+                                 .results) {
+    if (p.skipped) continue;
+    std::string what = p.what_ran;
+    if (!p.ok()) what += (what.empty() ? "" : "; ") + std::string("failed: ") + p.message;
+    holder.peers.push_back({p.peer, op.op, p.ok() ? p.gflops : 0, what});
+  }
+  write_json_file(path, holder.to_json());
+  return holder.peers;
+}
+
+BenchReport execute(const BenchOptions &o, const std::vector<RunPlan> &plans, const BenchSuite &suite,
+                    bool with_peers, const std::atomic<bool> &stop, bool &interrupted) {
+  for (const char *sub : {"logs", "runs", "peers", "plots"}) fs::create_directories(o.out_dir + "/" + sub);
+  BenchReport report;
+  report.suite = suite.name;
+  report.machine = machine_description();
+  report.date = iso_date();
+  interrupted = false;
+  for (size_t i = 0; i < plans.size() && !stop; ++i) {
+    const RunPlan &p = plans[i];
+    fprintf(stderr, "[%zu/%zu] %s on %s, seed %d, %d trials\n", i + 1, plans.size(), p.policy.name.c_str(),
+            p.op.op.c_str(), p.seed, p.trials);
+    bool finished = false;
+    PolicyResult r = load_or_run(o, p, stop, finished);
+    if (!finished) break;
+    report.runs.push_back(std::move(r));
+  }
+  if (with_peers && !o.peers.empty())
+    for (const BenchOperator &op : suite.operators) {
+      if (stop) break;
+      for (BenchPeerResult &p : peers_of(o, op)) report.peers.push_back(std::move(p));
+    }
+  interrupted = bool(stop);
+  return report;
+}
+
+BenchSuite checked_suite(const BenchOptions &o) {
+  if (o.out_dir.empty()) throw std::runtime_error("--out DIR is required: the runs, logs and report go there");
+  if (o.seeds < 1) throw std::runtime_error("--seeds must be at least 1");
+  BenchSuite suite = read_bench_suite(o.suite, resolve_suites_dir(o.suites_dir));
+  for (const BenchOperator &op : suite.operators) make_operator(op.op);  // fails now on a bad operator, not hours in
+  return suite;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+}  // namespace
+
+std::vector<BenchPolicy> parse_bench_policies(const std::string &csv, const std::string &tlp_model) {
+  std::vector<BenchPolicy> out;
+  size_t start = 0;
+  while (start <= csv.size()) {
+    size_t end = csv.find(',', start);
+    if (end == std::string::npos) end = csv.size();
+    std::string name = csv.substr(start, end - start);
+    name.erase(0, name.find_first_not_of(' '));
+    name.erase(name.find_last_not_of(' ') + 1);
+    start = end + 1;
+    if (name.empty()) continue;
+    const KnownPolicy *known = nullptr;
+    for (const KnownPolicy &k : kPolicies)
+      if (name == k.name) known = &k;
+    if (!known) {
+      std::string list;
+      for (const KnownPolicy &k : kPolicies) list += std::string("\n  ") + k.name + ": " + k.what;
+      throw std::runtime_error("unknown policy '" + name + "'; the known ones are:" + list);
+    }
+    if (std::none_of(out.begin(), out.end(), [&](const BenchPolicy &p) { return p.name == name; }))
+      out.push_back({known->name, known->policy, *known->model ? known->model : tlp_model});
+  }
+  if (out.empty()) throw std::runtime_error("--policies is empty; give e.g. random,evolutionary,tlp");
+  return out;
+}
+
+std::string resolve_suites_dir(const std::string &given) {
+  if (!given.empty()) return given;
+  if (fs::is_directory("examples/suites")) return "examples/suites";
+  const fs::path beside_build = fs::path(sibling_executable("tlptune")).parent_path() / "../../examples/suites";
+  std::error_code ec;
+  if (fs::is_directory(beside_build, ec)) return fs::weakly_canonical(beside_build, ec).string();
+  return "examples/suites";
+}
+
+BenchReport run_bench(const BenchOptions &o, const std::string &command_line, const std::atomic<bool> &stop,
+                      bool &interrupted) {
+  const BenchSuite suite = checked_suite(o);
+  const auto policies = parse_bench_policies(o.policies, o.model);
+  if (!o.peers.empty()) parse_peer_list(o.peers);  // an unknown peer fails before hours of tuning
+  BenchReport r = execute(o, plan_runs(o, suite, policies, nullptr, ""), suite, true, stop, interrupted);
+  r.command = command_line;
+  // Runs were interleaved; the report lists them in the order the user gave the policies.
+  auto rank = [&](const PolicyResult &run) {
+    for (size_t i = 0; i < policies.size(); ++i)
+      if (policies[i].name == run.policy) return i;
+    return policies.size();
+  };
+  std::stable_sort(r.runs.begin(), r.runs.end(),
+                   [&](const PolicyResult &a, const PolicyResult &b) { return rank(a) < rank(b); });
+  return r;
+}
+
+BenchReport rerun_entries(const BenchOptions &o, const std::set<std::string> &keys, const std::atomic<bool> &stop,
+                          bool &interrupted) {
+  const BenchSuite suite = checked_suite(o);
+  const auto policies = parse_bench_policies(o.policies, o.model);
+  const std::string suffix = "-recheck" + std::to_string(long(unix_now()));
+  return execute(o, plan_runs(o, suite, policies, &keys, suffix), suite, false, stop, interrupted);
+}
+
+BenchBaseline baseline_from_report(const BenchReport &r, double fraction, const BenchBaseline *reference) {
+  // Keys are "policy|op[|label]"; what follows the first '|' names the operator.
+  auto operator_of = [](const std::string &key) { return key.substr(key.find('|') + 1); };
+  std::map<std::string, std::vector<const PolicyResult *>> by_key;
+  for (const PolicyResult &run : r.runs) by_key[baseline_key(run.policy, run.op, run.label)].push_back(&run);
+  BenchBaseline out;
+  std::map<std::string, double> best_on_op;
+  for (const auto &[key, runs] : by_key) {
+    std::vector<double> bests;
+    for (const PolicyResult *run : runs) bests.push_back(run->curve.best());
+    out.entries[key].best_gflops = median_of(bests);
+    best_on_op[operator_of(key)] = std::max(best_on_op[operator_of(key)], out.entries[key].best_gflops);
+  }
+  if (reference) {  // the target comes from the stored baseline, so it does not move with today's noise
+    std::map<std::string, double> stored;
+    for (const auto &[key, entry] : reference->entries)
+      stored[operator_of(key)] = std::max(stored[operator_of(key)], entry.best_gflops);
+    for (const auto &[op, best] : stored)
+      if (best > 0) best_on_op[op] = best;
+  }
+  for (const auto &[key, runs] : by_key) {
+    const double target = fraction * best_on_op[operator_of(key)];
+    std::vector<double> trials;
+    for (const PolicyResult *run : runs) {
+      const auto hit = run->curve.first_reaching(target);
+      trials.push_back(hit ? hit->trial : double(run->curve.points().size()) + 1);
+    }
+    out.entries[key].trials_to_target = int(median_of(trials) + 0.5);
+  }
+  return out;
+}
+
+std::string write_bench_report(const BenchReport &r, const std::string &dir, const std::string &baseline_policy) {
+  fs::create_directories(dir);
+  write_json_file(dir + "/report.json", r.to_json());
+  std::string md = render_markdown(r, baseline_policy);
+  const auto plots = write_plots(r, dir + "/plots");
+  md += "\nPlots (best-so-far GFLOP/s against trials and against seconds):\n\n";
+  for (const std::string &p : plots) {
+    const std::string rel = fs::relative(p, dir).string();
+    md += "- [" + rel + "](" + rel + ")\n";
+  }
+  std::ofstream out(dir + "/report.md");
+  out << md;
+  if (!out) throw std::runtime_error("cannot write " + dir + "/report.md");
+  return md;
+}
+
+}  // namespace tlp

@@ -1,0 +1,73 @@
+// One benchmark: every policy on every operator of a suite, for several seeds,
+// with the same trial budget, plus the peers (other tuners and libraries) on the
+// same operators. Runs are interleaved (seed by seed, operator by operator, the
+// policy order rotating) so that drift of a noisy machine hits all alike.
+//
+// Everything lands under the output folder and a later call resumes from it:
+//   logs/<run>.jsonl   each run's measurements (append-only, as `tune` writes)
+//   runs/<run>.json    a finished run's curve and time split; its presence means done
+//   peers/<op>.json    the peers' figures for one operator
+// An interrupted run's partial log is set aside (renamed, never deleted) and the
+// run starts again, since its curve needs the whole run's clock.
+#pragma once
+
+#include <atomic>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tuner/bench/bench_report.h"
+#include "tuner/bench/bench_suite.h"
+#include "tuner/bench/regression_check.h"
+
+namespace tlp {
+
+// A named way to search: the tuning policy and its cost model.
+struct BenchPolicy {
+  std::string name;    // as in reports: random, evolutionary, tlp, tlp-online
+  std::string policy;  // TuneOptions::policy
+  std::string model;   // TuneOptions::model
+};
+
+// "random,tlp" -> the policies; `tlp_model` is the model file the tlp policy uses.
+// Throws std::runtime_error naming an unknown policy and the known ones.
+std::vector<BenchPolicy> parse_bench_policies(const std::string &csv, const std::string &tlp_model);
+
+struct BenchOptions {
+  std::string suite = "quick";  // a name in suites_dir, or a path to a suite file
+  std::string suites_dir;       // empty: examples/suites here, or next to the build
+  std::string policies = "random,evolutionary,tlp";
+  std::string model = "models/tlp-cpu-avx2.tlpm";
+  int trials = 64;              // per run, unless the suite says otherwise for an operator
+  int seeds = 1;                // seeds 1..seeds
+  std::string out_dir;          // required
+  std::string peers;            // comma-separated peer names; empty: none
+  std::string target = "host";
+  double min_seconds = 0.1;     // timed seconds per candidate
+  bool progress = true;
+};
+
+// The suites folder to use: `given` if set, else ./examples/suites, else the one
+// beside the build's bin/ folder.
+std::string resolve_suites_dir(const std::string &given);
+
+// Runs (or resumes) the benchmark. The report holds what finished; `interrupted`
+// is set when `stop` cut it short.
+BenchReport run_bench(const BenchOptions &o, const std::string &command_line, const std::atomic<bool> &stop,
+                      bool &interrupted);
+
+// Runs the given entries (baseline keys: policy|op[|label]) once more for every
+// seed, under new run names, to tell a real regression from noise.
+BenchReport rerun_entries(const BenchOptions &o, const std::set<std::string> &keys, const std::atomic<bool> &stop,
+                          bool &interrupted);
+
+// The figures a CI baseline keeps, per policy and operator (medians over seeds):
+// the best GFLOP/s, and the trials to reach `fraction` of the best GFLOP/s any
+// policy reached on the operator in `reference` (in `r` itself when null). A run
+// that never reaches it counts as budget + 1 trials.
+BenchBaseline baseline_from_report(const BenchReport &r, double fraction, const BenchBaseline *reference);
+
+// Writes report.json, report.md and plots/ under `dir`; returns the Markdown.
+std::string write_bench_report(const BenchReport &r, const std::string &dir, const std::string &baseline_policy);
+
+}  // namespace tlp
