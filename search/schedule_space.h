@@ -1,21 +1,27 @@
 // The space of schedules for one ComputeDAG, and uniform-ish sampling from it.
 //
-// The structure is generic over the DAG (no per-operator templates):
-//   - reduction-free intermediate stages are inlined, or computed at root;
-//   - a reduction that is the output gets a cache-write accumulator (usually);
-//   - a reduction with a single consumer is computed inside that consumer's
-//     tile, and the consumer is tiled on three levels (outer loops fused and
-//     parallel, the innermost vectorized);
-//   - the reduction's own loops form a register block: reduction loops split in
-//     two, spatial loops split so that the innermost is a vector and the middle
-//     ones can be unrolled (R S R S, with the outer S usually of extent 1);
-//   - other reductions are computed at root and tiled S S R R S themselves;
-//   - a reduction longer than its spatial extent may be rfactored: its longest
-//     reduction loop is split and one part becomes partial results, either the
-//     inner part (a vector of partial sums over contiguous data) or the outer
-//     part (chunks that run in parallel).
+// The structure is generic over the DAG (no per-operator templates). Sampling
+// runs Ansor-style sketch rules in order (search/sketch/sketch_rules.h, one file
+// per rule under search/sketch/):
+//   - inline_elementwise: reduction-free intermediate stages are inlined, or
+//     left at root to be tiled on their own;
+//   - rfactor: a reduction longer than its spatial extent may be rfactored: its
+//     longest reduction loop is split and one part becomes partial results,
+//     either the inner part (a vector of partial sums over contiguous data) or
+//     the outer part (chunks that run in parallel);
+//   - cache_write: a reduction that is the output gets a cache-write
+//     accumulator (usually);
+//   - fused_tiling: a reduction with a single consumer is computed inside that
+//     consumer's tile, and the consumer is tiled on three levels (outer loops
+//     fused and parallel, the innermost vectorized); the reduction's own loops
+//     form a register block (register_block.h): reduction loops split in two,
+//     spatial loops split so that the innermost is a vector and the middle ones
+//     can be unrolled (R S R S, with the outer S usually of extent 1);
+//   - root_tiling: other reductions are computed at root and tiled S S R R S;
+//   - rfactored_parallel: an rfactored reduction left at root is parallel;
+//   - auto_unroll: each stage gets an auto-unroll limit.
 // Random annotation picks tile sizes (divisors and non-divisors), the compute
-// location, unrolling and an auto-unroll limit.
+// location, unrolling and the auto-unroll limit (search/sketch/random_draws.h).
 #pragma once
 
 #include <random>

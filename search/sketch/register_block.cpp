@@ -1,0 +1,99 @@
+#include "search/sketch/register_block.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "search/sketch/loop_steps.h"
+#include "search/sketch/random_draws.h"
+
+namespace tlp {
+namespace {
+
+// The inner factors of each spatial loop: one for the outer loops, {middle,
+// vector} for the innermost. Register blocks divide the tile exactly: a guarded
+// tail inside a block costs more than it saves, and Halide 14 miscompiles some
+// guarded update tails.
+std::vector<std::vector<int>> block_factors(SketchContext &ctx, const StageState &st) {
+  const SpaceOptions &o = ctx.options();
+  const int n = st.num_spatial_iters();
+  // Most blocks are sized to fit the vector registers: a budget of accumulator
+  // vectors is shared out among the loops; the rest are drawn freely.
+  const bool fit = coin(o.register_budget_probability, ctx.rng());
+  int64_t budget = fit ? pick(o.register_budgets, ctx.rng()) : 0;
+  std::vector<std::vector<int>> factors(n);
+  const int64_t extent = st.iters[n - 1].extent;
+  const int64_t lanes = divisors_up_to(extent, o.vector_lanes).back();
+  const int64_t mid = divisor_factor(extent / lanes, fit ? std::max<int64_t>(1, budget) : 8, ctx.rng());
+  factors[n - 1] = {int(mid), int(lanes)};
+  if (fit) budget = std::max<int64_t>(1, budget / mid);
+  std::vector<int> others(n > 0 ? n - 1 : 0);
+  std::iota(others.begin(), others.end(), 0);
+  std::shuffle(others.begin(), others.end(), ctx.rng());
+  for (int d : others) {
+    const int64_t f = divisor_factor(st.iters[d].extent, fit ? budget : 16, ctx.rng());
+    factors[d] = {int(f)};
+    if (fit) budget = std::max<int64_t>(1, budget / f);
+  }
+  return factors;
+}
+
+// Reorders the split loops (each spatial loop's parts in a row, then each
+// reduction loop's two parts) into R S R S or R R S S, vector last. Returns how
+// many middle spatial parts precede the vector.
+int order_block(SketchContext &ctx, int s, const std::vector<std::vector<int>> &factors, int reductions) {
+  const int n = int(factors.size());
+  std::vector<int> s_outer, s_middle, reduce_outer, reduce_inner;
+  int vec = -1;
+  int pos = 0;
+  for (int d = 0; d < n; ++d) {
+    const int parts = int(factors[d].size()) + 1;
+    s_outer.push_back(pos);
+    for (int p = 1; p < parts; ++p) {
+      if (d == n - 1 && p == parts - 1) vec = pos + p;
+      else s_middle.push_back(pos + p);
+    }
+    pos += parts;
+  }
+  for (int k = 0; k < reductions; ++k) {
+    reduce_outer.push_back(pos + 2 * k);
+    reduce_inner.push_back(pos + 2 * k + 1);
+  }
+  Step re = Step::of(StepKind::RE);
+  re.stage = s;
+  // Either R S R S (reduction split around the spatial outer parts) or R R S S.
+  const bool rsrs = coin(0.5, ctx.rng());
+  auto append = [&](const std::vector<int> &v) { re.ids.insert(re.ids.end(), v.begin(), v.end()); };
+  append(reduce_outer);
+  if (rsrs) append(s_outer);
+  append(reduce_inner);
+  if (!rsrs) append(s_outer);
+  append(s_middle);
+  re.ids.push_back(vec);
+  ctx.push(re);
+  return int(s_middle.size());
+}
+
+// Vectorizes the innermost loop, and unrolls the `middles` loops before it if
+// the block is small enough.
+void annotate_block(SketchContext &ctx, int s, int middles) {
+  const int last = int(ctx.stage(s).iters.size()) - 1;
+  if (ctx.stage(s).iters[last].extent >= 2) annotate(ctx, s, last, Annotation::Vectorize);
+  int64_t block = 1;
+  for (int i = last - 1; i >= last - middles; --i) block *= ctx.stage(s).iters[i].extent;
+  if (block > ctx.options().max_unroll_block || !coin(0.8, ctx.rng())) return;
+  for (int i = last - 1; i >= last - middles; --i)
+    if (ctx.stage(s).iters[i].extent >= 2) annotate(ctx, s, i, Annotation::Unroll);
+}
+
+}  // namespace
+
+void register_block(SketchContext &ctx, int s) {
+  const int n = ctx.stage(s).num_spatial_iters();
+  const int reductions = int(ctx.stage(s).iters.size()) - n;
+  const std::vector<std::vector<int>> factors = block_factors(ctx, ctx.stage(s));
+  split_spatial_loops(ctx, s, factors);
+  split_loops_in_two(ctx, s, int(ctx.stage(s).iters.size()) - reductions);
+  annotate_block(ctx, s, order_block(ctx, s, factors, reductions));
+}
+
+}  // namespace tlp

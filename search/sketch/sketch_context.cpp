@@ -1,0 +1,21 @@
+#include "search/sketch/sketch_context.h"
+
+#include <utility>
+
+namespace tlp {
+
+SketchContext::SketchContext(const ComputeDag &dag, const SpaceOptions &options, std::mt19937_64 &rng)
+    : dag_(dag), options_(options), rng_(rng), state_(dag) {}
+
+int SketchContext::index(const std::string &name) const {
+  for (int s = 0; s < state_.num_stages(); ++s)
+    if (state_.stage(s).name == name) return s;
+  throw ScheduleError("internal: no stage " + name);
+}
+
+void SketchContext::push(Step step) {
+  state_.apply(step);
+  schedule_.steps.push_back(std::move(step));
+}
+
+}  // namespace tlp

@@ -1,0 +1,66 @@
+// The CPU sketch rules, in the order ScheduleSpace::sample runs them (Ansor's
+// order). Each is defined in the file named after it.
+#pragma once
+
+#include "search/sketch/sketch_rule.h"
+
+namespace tlp {
+
+// Ansor's AlwaysInline: each reduction-free intermediate stage is inlined with
+// probability inline_probability, or else left at root to be tiled on its own.
+class InlineElementwiseRule final : public SketchRule {
+ public:
+  const char *name() const override { return "inline_elementwise"; }
+  void apply(SketchContext &ctx) const override;
+};
+
+// Ansor's AddRfactor: a reduction at least as long as its spatial extent, with a
+// reduction loop of at least two vectors, is rfactored with probability
+// rfactor_probability, as vector partials or as parallel chunks.
+class RfactorRule final : public SketchRule {
+ public:
+  const char *name() const override { return "rfactor"; }
+  void apply(SketchContext &ctx) const override;
+};
+
+// Ansor's AddCacheWrite: an output with a reduction accumulates in a local
+// stage with probability cache_write_probability.
+class CacheWriteRule final : public SketchRule {
+ public:
+  const char *name() const override { return "cache_write"; }
+  void apply(SketchContext &ctx) const override;
+};
+
+// Ansor's MultiLevelTilingWithFusion: every reduction-free stage left at root is
+// tiled on three levels, and each reduction it alone consumes is computed inside
+// its tile as a register block (register_block.h).
+class FusedTilingRule final : public SketchRule {
+ public:
+  const char *name() const override { return "fused_tiling"; }
+  void apply(SketchContext &ctx) const override;
+};
+
+// Ansor's MultiLevelTiling: every reduction still at root and untouched is
+// tiled S S R R S, its outer loops fused and parallel.
+class RootTilingRule final : public SketchRule {
+ public:
+  const char *name() const override { return "root_tiling"; }
+  void apply(SketchContext &ctx) const override;
+};
+
+// An rfactored reduction still at root gets its outer spatial loop parallel.
+class RfactoredParallelRule final : public SketchRule {
+ public:
+  const char *name() const override { return "rfactored_parallel"; }
+  void apply(SketchContext &ctx) const override;
+};
+
+// Ansor's auto-unroll pragma: each computed stage gets a limit drawn from
+// auto_unroll_values (no PR step for 0).
+class AutoUnrollRule final : public SketchRule {
+ public:
+  const char *name() const override { return "auto_unroll"; }
+  void apply(SketchContext &ctx) const override;
+};
+
+}  // namespace tlp
