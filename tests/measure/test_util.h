@@ -3,22 +3,10 @@
 
 #include <string>
 
+#include "tests/temp_dir.h"
+
 namespace tlp::testing {
 
-// A fresh directory under $TMPDIR (or /tmp), removed with everything in it.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir &) = delete;
-  TempDir &operator=(const TempDir &) = delete;
-
-  const std::string &path() const { return path_; }
-  std::string file(const std::string &name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
 
 void write_file(const std::string &path, const std::string &bytes);
 std::string read_file(const std::string &path);

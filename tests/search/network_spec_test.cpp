@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "search/network_spec.h"
+#include "tests/temp_dir.h"
 
 namespace tlp {
 namespace {
@@ -24,32 +25,7 @@ std::string networks_dir() {
   return (fs::path(__FILE__).parent_path().parent_path().parent_path() / "examples" / "networks").string();
 }
 
-class TempDir {
- public:
-  TempDir() {
-    const char *base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base && *base ? base : "/tmp") + "/tlp_network_XXXXXX";
-    std::vector<char> buf(pattern.begin(), pattern.end());
-    buf.push_back('\0');
-    if (!::mkdtemp(buf.data())) throw std::runtime_error("mkdtemp failed for " + pattern);
-    path_ = buf.data();
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  // Writes `text` to NAME in the folder and returns its path.
-  std::string write(const std::string &name, const std::string &text) const {
-    const std::string p = path_ + "/" + name;
-    std::ofstream out(p, std::ios::binary | std::ios::trunc);
-    out << text;
-    return p;
-  }
-  const std::string &path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using testing::TempDir;
 
 std::string kind_of(const std::string &op) { return op.substr(0, op.find(':')); }
 

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <string>
 
+#include "tests/temp_dir.h"
+
 namespace tlp::testing {
 
 struct CliRun {
@@ -27,18 +29,5 @@ inline CliRun tlptune(const std::string &args) {
   return r;
 }
 
-// A folder removed with everything in it when the test ends.
-class TempDir {
- public:
-  TempDir() {
-    std::string t = (std::filesystem::temp_directory_path() / "tlptune-test-XXXXXX").string();
-    path_ = mkdtemp(t.data());
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string operator/(const std::string &name) const { return (std::filesystem::path(path_) / name).string(); }
-
- private:
-  std::string path_;
-};
 
 }  // namespace tlp::testing

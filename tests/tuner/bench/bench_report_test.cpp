@@ -6,11 +6,14 @@
 #include <filesystem>
 #include <sstream>
 
-#include "tests/tuner/bench/temp_dir.h"
+#include "tests/temp_dir.h"
 #include "tests/tuner/bench/xml_check.h"
 #include "tuner/bench/bench_report.h"
 
 namespace tlp {
+
+using testing::read_text_file;
+using testing::TempDir;
 namespace {
 
 const std::string kMatmul = "matmul:M=64,N=64,K=64";

@@ -7,10 +7,13 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "tests/tuner/bench/temp_dir.h"
+#include "tests/temp_dir.h"
 #include "tuner/bench/regression_check.h"
 
 namespace tlp {
+
+using testing::read_text_file;
+using testing::TempDir;
 namespace {
 
 const std::string kKey = "tlp|matmul:M=512,N=512,K=512";
