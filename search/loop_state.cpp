@@ -402,6 +402,12 @@ void LoopState::apply_rfactor(const Step &step) {
   stages_[s + 1].reads = {s};
 }
 
+int LoopState::find_stage(const std::string &name) const {
+  for (int s = 0; s < num_stages(); ++s)
+    if (stages_[s].name == name) return s;
+  return -1;
+}
+
 std::string LoopState::to_text() const {
   std::ostringstream os;
   for (size_t i = 0; i < stages_.size(); ++i) {

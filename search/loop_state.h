@@ -67,6 +67,9 @@ class LoopState {
   const StageState &stage(int i) const { return stages_.at(i); }
   const std::vector<Step> &history() const { return history_; }
   int num_stages() const { return int(stages_.size()); }
+  // The current index of the stage called `name` (indices shift as CHW, CHR and
+  // RF insert stages; names do not), or -1.
+  int find_stage(const std::string &name) const;
 
   // Stages attached (CA) at loop `iter` of stage `s`.
   std::vector<int> attached_at(int s, int iter) const;

@@ -51,12 +51,6 @@ bool uses(StepKind kind, StepField field) {
   return std::find(layout.begin(), layout.end(), field) != layout.end();
 }
 
-int stage_named(const LoopState &state, const std::string &name) {
-  for (int i = 0; i < state.num_stages(); ++i)
-    if (state.stage(i).name == name) return i;
-  return -1;
-}
-
 // Loops of stage `s` that can join the parallel loop: the leading spatial,
 // unannotated loops with nothing computed inside them.
 int fusable_outer_loops(const LoopState &state, int s) {
@@ -72,11 +66,11 @@ int fusable_outer_loops(const LoopState &state, int s) {
 // the parallel loop either way, loop i > 0 moves by `delta`. A compute-at that
 // pointed into loops now fused moves to the parallel loop; any other reference
 // to them has no counterpart, and the mutation is dropped.
-bool shift_loop_refs(Step &step, int stage, int delta, int first_kept) {
+bool shift_loop_refs(Step &step, int stage, int delta) {
   auto shift = [&](int &i) {
     if (i == 0) return true;
     i += delta;
-    return i >= first_kept;
+    return i >= 1;
   };
   if (step.kind == StepKind::CA && step.target_stage == stage && !shift(step.target_iter)) step.target_iter = 0;
   if (step.stage != stage || step.kind == StepKind::CA) return true;
@@ -187,8 +181,7 @@ std::optional<Schedule> ScheduleMutator::mutate_parallel(const Schedule &s, std:
     const int limit = fusable_outer_loops(state, stage);
     if (limit < 2) return std::nullopt;
     int next = std::uniform_int_distribution<int>(1, limit - 1)(rng);
-    if (next >= fused) ++next;
-    if (next > limit) return std::nullopt;
+    if (next >= fused) ++next;  // any count in 1..limit but the current one
     out.steps.assign(s.steps.begin(), s.steps.begin() + first);
     if (next >= 2) {
       Step fu = Step::of(StepKind::FU);
@@ -201,7 +194,7 @@ std::optional<Schedule> ScheduleMutator::mutate_parallel(const Schedule &s, std:
     const std::string name = state.stage(stage).name;
     for (size_t i = an + 1; i < s.steps.size(); ++i) {
       Step step = s.steps[i];
-      if (!shift_loop_refs(step, stage_named(state, name), fused - next, 1)) return std::nullopt;
+      if (!shift_loop_refs(step, state.find_stage(name), fused - next)) return std::nullopt;
       state.apply(step);
       out.steps.push_back(std::move(step));
     }

@@ -8,9 +8,9 @@ SketchContext::SketchContext(const ComputeDag &dag, const SpaceOptions &options,
     : dag_(dag), options_(options), rng_(rng), state_(dag) {}
 
 int SketchContext::index(const std::string &name) const {
-  for (int s = 0; s < state_.num_stages(); ++s)
-    if (state_.stage(s).name == name) return s;
-  throw ScheduleError("internal: no stage " + name);
+  const int s = state_.find_stage(name);
+  if (s < 0) throw ScheduleError("internal: no stage " + name);
+  return s;
 }
 
 void SketchContext::push(Step step) {
