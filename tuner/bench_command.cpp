@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tuner/bench/regression_check.h"
 #include "tuner/bench_session.h"
 #include "tuner/command.h"
 #include "tuner/interrupt.h"

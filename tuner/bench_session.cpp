@@ -1,21 +1,22 @@
 #include "tuner/bench_session.h"
 
 #include <algorithm>
-#include <chrono>
-#include <climits>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <stdexcept>
 
 #include "codegen/operator.h"
 #include "measure/executable_path.h"
 #include "measure/platform.h"
 #include "measure/record_log.h"
+#include "tuner/bench/json_file.h"
+#include "tuner/bench/regression_check.h"
+#include "tuner/name_list.h"
 #include "tuner/peer_baselines.h"
 #include "tuner/tuning_session.h"
+#include "tuner/wall_clock.h"
 
 namespace tlp {
 namespace {
@@ -34,10 +35,6 @@ constexpr KnownPolicy kPolicies[] = {
     {"tlp-online", "evolutionary", "none", "evolutionary search with a TLP model trained online from scratch"},
 };
 
-double unix_now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 std::string iso_date() {
   const std::time_t t = std::time(nullptr);
   char buf[32];
@@ -47,13 +44,6 @@ std::string iso_date() {
 
 // "AMD EPYC 7B13, 2 threads, 23.4 GiB": what a reader needs to compare reports.
 std::string machine_description() {
-  std::string cpu = "unknown CPU";
-  std::ifstream info("/proc/cpuinfo");
-  for (std::string line; std::getline(info, line);)
-    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
-      cpu = line.substr(line.find(':') + 2);
-      break;
-    }
   double gib = 0;
   std::ifstream mem("/proc/meminfo");
   for (std::string key; mem >> key;) {
@@ -66,26 +56,20 @@ std::string machine_description() {
     mem.ignore(1 << 10, '\n');
   }
   char buf[256];
-  snprintf(buf, sizeof buf, "%s, %d threads, %.1f GiB", cpu.c_str(), hardware_threads(), gib);
+  snprintf(buf, sizeof buf, "%s, %d threads, %.1f GiB", cpu_model_name().c_str(), hardware_threads(), gib);
   return buf;
 }
 
 void write_json_file(const std::string &path, const nlohmann::json &j) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << j.dump(1) << "\n";
-    if (!out) throw std::runtime_error("cannot write " + tmp + " (is the disk full or the folder read-only?)");
-  }
-  fs::rename(tmp, path);
+  bench_detail::write_file_atomically(path, j.dump(1) + "\n");
 }
 
-nlohmann::json read_json_file(const std::string &path) {
-  std::ifstream in(path);
+// A finished run or an operator's peers, as the bench wrote them.
+BenchReport read_bench_part(const std::string &path) {
   try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception &e) {
-    throw std::runtime_error(path + " is not valid JSON (" + e.what() + "); delete it to measure that part again");
+    return BenchReport::from_json(bench_detail::read_json_object_file("bench result", path));
+  } catch (const std::runtime_error &e) {
+    throw std::runtime_error(std::string(e.what()) + "; delete it to measure that part again");
   }
 }
 
@@ -124,7 +108,7 @@ std::vector<RunPlan> plan_runs(const BenchOptions &o, const BenchSuite &suite, c
 // A partial log of an interrupted run is renamed, never deleted.
 void set_aside_partial_log(const std::string &log) {
   if (!fs::exists(log)) return;
-  const std::string aside = log.substr(0, log.size() - 6) + ".interrupted-" + std::to_string(long(unix_now())) + ".jsonl";
+  const std::string aside = log.substr(0, log.size() - 6) + ".interrupted-" + std::to_string(long(unix_seconds())) + ".jsonl";
   fs::rename(log, aside);
   fprintf(stderr, "note: %s was left by an interrupted run; kept as %s, and the run starts again\n", log.c_str(),
           aside.c_str());
@@ -154,7 +138,7 @@ PolicyResult run_once(const BenchOptions &o, const RunPlan &plan, const std::ato
   t.log_path = log;
   t.min_seconds = o.min_seconds;
   t.progress = o.progress;
-  const double start = unix_now();
+  const double start = unix_seconds();
   const TuneSummary s = run_tuning(t, stop);
   finished = !s.interrupted;
   PolicyResult r;
@@ -177,7 +161,7 @@ PolicyResult load_or_run(const BenchOptions &o, const RunPlan &plan, const std::
   const std::string done = o.out_dir + "/runs/" + plan.name + ".json";
   finished = true;
   if (fs::exists(done)) {
-    const BenchReport one = BenchReport::from_json(read_json_file(done));
+    const BenchReport one = read_bench_part(done);
     if (one.runs.size() != 1) throw std::runtime_error(done + " should hold one run; delete it to run it again");
     return one.runs.front();
   }
@@ -192,7 +176,7 @@ PolicyResult load_or_run(const BenchOptions &o, const RunPlan &plan, const std::
 
 std::vector<BenchPeerResult> peers_of(const BenchOptions &o, const BenchOperator &op) {
   const std::string path = o.out_dir + "/peers/" + plot_file_stem(op.op, "") + ".json";
-  if (fs::exists(path)) return BenchReport::from_json(read_json_file(path)).peers;
+  if (fs::exists(path)) return read_bench_part(path).peers;
   PeerOptions po;
   po.op_spec = op.op;
   po.peers = parse_peer_list(o.peers);
@@ -243,24 +227,11 @@ BenchSuite checked_suite(const BenchOptions &o) {
   return suite;
 }
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
 }  // namespace
 
 std::vector<BenchPolicy> parse_bench_policies(const std::string &csv, const std::string &tlp_model) {
   std::vector<BenchPolicy> out;
-  size_t start = 0;
-  while (start <= csv.size()) {
-    size_t end = csv.find(',', start);
-    if (end == std::string::npos) end = csv.size();
-    std::string name = csv.substr(start, end - start);
-    name.erase(0, name.find_first_not_of(' '));
-    name.erase(name.find_last_not_of(' ') + 1);
-    start = end + 1;
-    if (name.empty()) continue;
+  for (const std::string &name : split_name_list(csv)) {
     const KnownPolicy *known = nullptr;
     for (const KnownPolicy &k : kPolicies)
       if (name == k.name) known = &k;
@@ -269,8 +240,7 @@ std::vector<BenchPolicy> parse_bench_policies(const std::string &csv, const std:
       for (const KnownPolicy &k : kPolicies) list += std::string("\n  ") + k.name + ": " + k.what;
       throw std::runtime_error("unknown policy '" + name + "'; the known ones are:" + list);
     }
-    if (std::none_of(out.begin(), out.end(), [&](const BenchPolicy &p) { return p.name == name; }))
-      out.push_back({known->name, known->policy, *known->model ? known->model : tlp_model});
+    out.push_back({known->name, known->policy, *known->model ? known->model : tlp_model});
   }
   if (out.empty()) throw std::runtime_error("--policies is empty; give e.g. random,evolutionary,tlp");
   return out;
@@ -307,40 +277,8 @@ BenchReport rerun_entries(const BenchOptions &o, const std::set<std::string> &ke
                           bool &interrupted) {
   const BenchSuite suite = checked_suite(o);
   const auto policies = parse_bench_policies(o.policies, o.model);
-  const std::string suffix = "-recheck" + std::to_string(long(unix_now()));
+  const std::string suffix = "-recheck" + std::to_string(long(unix_seconds()));
   return execute(o, plan_runs(o, suite, policies, &keys, suffix), suite, false, stop, interrupted);
-}
-
-BenchBaseline baseline_from_report(const BenchReport &r, double fraction, const BenchBaseline *reference) {
-  // Keys are "policy|op[|label]"; what follows the first '|' names the operator.
-  auto operator_of = [](const std::string &key) { return key.substr(key.find('|') + 1); };
-  std::map<std::string, std::vector<const PolicyResult *>> by_key;
-  for (const PolicyResult &run : r.runs) by_key[baseline_key(run.policy, run.op, run.label)].push_back(&run);
-  BenchBaseline out;
-  std::map<std::string, double> best_on_op;
-  for (const auto &[key, runs] : by_key) {
-    std::vector<double> bests;
-    for (const PolicyResult *run : runs) bests.push_back(run->curve.best());
-    out.entries[key].best_gflops = median_of(bests);
-    best_on_op[operator_of(key)] = std::max(best_on_op[operator_of(key)], out.entries[key].best_gflops);
-  }
-  if (reference) {  // the target comes from the stored baseline, so it does not move with today's noise
-    std::map<std::string, double> stored;
-    for (const auto &[key, entry] : reference->entries)
-      stored[operator_of(key)] = std::max(stored[operator_of(key)], entry.best_gflops);
-    for (const auto &[op, best] : stored)
-      if (best > 0) best_on_op[op] = best;
-  }
-  for (const auto &[key, runs] : by_key) {
-    const double target = fraction * best_on_op[operator_of(key)];
-    std::vector<double> trials;
-    for (const PolicyResult *run : runs) {
-      const auto hit = run->curve.first_reaching(target);
-      trials.push_back(hit ? hit->trial : double(run->curve.points().size()) + 1);
-    }
-    out.entries[key].trials_to_target = int(median_of(trials) + 0.5);
-  }
-  return out;
 }
 
 std::string write_bench_report(const BenchReport &r, const std::string &dir, const std::string &baseline_policy) {

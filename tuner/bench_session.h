@@ -18,7 +18,6 @@
 
 #include "tuner/bench/bench_report.h"
 #include "tuner/bench/bench_suite.h"
-#include "tuner/bench/regression_check.h"
 
 namespace tlp {
 
@@ -60,12 +59,6 @@ BenchReport run_bench(const BenchOptions &o, const std::string &command_line, co
 // seed, under new run names, to tell a real regression from noise.
 BenchReport rerun_entries(const BenchOptions &o, const std::set<std::string> &keys, const std::atomic<bool> &stop,
                           bool &interrupted);
-
-// The figures a CI baseline keeps, per policy and operator (medians over seeds):
-// the best GFLOP/s, and the trials to reach `fraction` of the best GFLOP/s any
-// policy reached on the operator in `reference` (in `r` itself when null). A run
-// that never reaches it counts as budget + 1 trials.
-BenchBaseline baseline_from_report(const BenchReport &r, double fraction, const BenchBaseline *reference);
 
 // Writes report.json, report.md and plots/ under `dir`; returns the Markdown.
 std::string write_bench_report(const BenchReport &r, const std::string &dir, const std::string &baseline_policy);

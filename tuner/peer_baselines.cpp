@@ -1,5 +1,3 @@
-#include "tuner/wall_clock.h"
-#include "tuner/work_dir.h"
 #include "tuner/peer_baselines.h"
 
 #include <fcntl.h>
@@ -34,6 +32,9 @@
 #include "measure/platform.h"
 #include "measure/runner_client.h"
 #include "measure/task_data.h"
+#include "tuner/name_list.h"
+#include "tuner/wall_clock.h"
+#include "tuner/work_dir.h"
 
 extern char **environ;
 
@@ -329,21 +330,14 @@ const std::vector<std::string> &peer_names() {
 }
 
 std::vector<std::string> parse_peer_list(const std::string &csv) {
-  std::vector<std::string> out;
   std::string known;
   for (const auto &n : peer_names()) known += (known.empty() ? "" : ", ") + n;
-  size_t start = 0;
-  while (start <= csv.size()) {
-    const size_t comma = std::min(csv.find(',', start), csv.size());
-    std::string item;
-    for (char c : csv.substr(start, comma - start))
-      if (!std::isspace(static_cast<unsigned char>(c))) item += char(std::tolower(static_cast<unsigned char>(c)));
-    start = comma + 1;
-    if (item.empty()) continue;
+  std::string lower = csv;
+  for (char &c : lower) c = char(std::tolower(static_cast<unsigned char>(c)));
+  const std::vector<std::string> out = split_name_list(lower);
+  for (const std::string &item : out)
     if (std::find(peer_names().begin(), peer_names().end(), item) == peer_names().end())
       throw std::runtime_error("unknown peer '" + item + "' (known: " + known + ")");
-    if (std::find(out.begin(), out.end(), item) == out.end()) out.push_back(item);
-  }
   if (out.empty()) throw std::runtime_error("--peers names no peer (known: " + known + ")");
   return out;
 }

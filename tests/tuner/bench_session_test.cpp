@@ -1,5 +1,4 @@
-// tlptune bench: the policy names, the CI baseline figures drawn from a report,
-// and the command end to end on a tiny suite (report files, resume, --check
+// tlptune bench: the policy names, and the command end to end on a tiny suite (report files, resume, --check
 // passing on a re-run and failing on a stored baseline 30% faster than reality).
 #include "tuner/bench_session.h"
 
@@ -35,37 +34,6 @@ TEST(BenchPolicies, UnknownNameListsTheKnownOnes) {
     EXPECT_NE(std::string(e.what()).find("unknown policy 'ansor'"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("tlp-online"), std::string::npos) << e.what();
   }
-}
-
-PolicyResult run_of(const std::string &policy, int seed, std::vector<double> gflops) {
-  std::vector<CurvePoint> points;
-  for (size_t i = 0; i < gflops.size(); ++i) points.push_back({int(i) + 1, double(i), gflops[i]});
-  PolicyResult r;
-  r.policy = policy;
-  r.op = "matmul:M=8,N=8,K=8";
-  r.seed = seed;
-  r.curve = TuningCurve(points);
-  return r;
-}
-
-TEST(BenchBaselineFigures, MediansOverSeedsAndTrialsToTheOperatorsBest) {
-  BenchReport r;
-  r.runs = {run_of("random", 1, {10, 20, 30, 40}), run_of("random", 2, {10, 50, 0, 0}),
-            run_of("random", 3, {5, 5, 5, 45}), run_of("tlp", 1, {30, 100, 0, 0})};
-  const BenchBaseline b = baseline_from_report(r, 0.4, nullptr);  // target: 0.4 x 100 = 40
-  const auto &random = b.entries.at("random|matmul:M=8,N=8,K=8");
-  EXPECT_DOUBLE_EQ(random.best_gflops, 45);     // median of 40, 50, 45
-  EXPECT_EQ(random.trials_to_target, 4);        // median of 4, 2, 4
-  EXPECT_EQ(b.entries.at("tlp|matmul:M=8,N=8,K=8").trials_to_target, 2);
-}
-
-TEST(BenchBaselineFigures, TheTargetComesFromTheStoredBaselineAndMissingItCountsAsBudgetPlusOne) {
-  BenchReport r;
-  r.runs = {run_of("random", 1, {10, 20, 30})};
-  BenchBaseline stored;
-  stored.entries["tlp|matmul:M=8,N=8,K=8"] = {100, 2};
-  const BenchBaseline b = baseline_from_report(r, 0.5, &stored);  // target 50: never reached
-  EXPECT_EQ(b.entries.at("random|matmul:M=8,N=8,K=8").trials_to_target, 4);
 }
 
 // The whole command on two tiny operators: about half a minute.

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
+#include "tuner/bench/bench_report_internal.h"
 #include "tuner/bench/json_file.h"
 
 namespace tlp {
@@ -139,6 +141,38 @@ BenchBaseline best_of(const BenchBaseline &a, const BenchBaseline &b) {
       m.trials_to_target = e.trials_to_target;
   }
   return merged;
+}
+
+BenchBaseline baseline_from_report(const BenchReport &r, double fraction, const BenchBaseline *reference) {
+  // Keys are "policy|op[|label]"; what follows the first '|' names the operator.
+  auto operator_of = [](const std::string &key) { return key.substr(key.find('|') + 1); };
+  std::map<std::string, std::vector<const PolicyResult *>> by_key;
+  for (const PolicyResult &run : r.runs) by_key[baseline_key(run.policy, run.op, run.label)].push_back(&run);
+  BenchBaseline out;
+  std::map<std::string, double> best_on_op;
+  for (const auto &[key, runs] : by_key) {
+    std::vector<double> bests;
+    for (const PolicyResult *run : runs) bests.push_back(run->curve.best());
+    out.entries[key].best_gflops = bench_detail::median(bests);
+    best_on_op[operator_of(key)] = std::max(best_on_op[operator_of(key)], out.entries[key].best_gflops);
+  }
+  if (reference) {  // the target comes from the stored baseline, so it does not move with today's noise
+    std::map<std::string, double> stored;
+    for (const auto &[key, entry] : reference->entries)
+      stored[operator_of(key)] = std::max(stored[operator_of(key)], entry.best_gflops);
+    for (const auto &[op, best] : stored)
+      if (best > 0) best_on_op[op] = best;
+  }
+  for (const auto &[key, runs] : by_key) {
+    const double target = fraction * best_on_op[operator_of(key)];
+    std::vector<double> trials;
+    for (const PolicyResult *run : runs) {
+      const auto hit = run->curve.first_reaching(target);
+      trials.push_back(hit ? hit->trial : double(run->curve.points().size()) + 1);
+    }
+    out.entries[key].trials_to_target = int(bench_detail::median(trials) + 0.5);
+  }
+  return out;
 }
 
 }  // namespace tlp

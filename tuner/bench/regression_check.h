@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "tuner/bench/bench_report.h"
+
 namespace tlp {
 
 struct BenchBaseline {
@@ -60,5 +62,12 @@ std::vector<Regression> find_regressions(const BenchBaseline &baseline, const Be
 // Every entry of either, and for an entry in both, the better of each figure:
 // the higher best_gflops and the fewer known trials_to_target.
 BenchBaseline best_of(const BenchBaseline &a, const BenchBaseline &b);
+
+// The figures a CI baseline keeps, per policy and operator (medians over seeds):
+// the best GFLOP/s, and the trials to reach `fraction` of the best GFLOP/s any
+// policy reached on the operator in `reference` (in `r` itself when null). A run
+// that never reaches it counts as budget + 1 trials.
+BenchBaseline baseline_from_report(const BenchReport &r, double fraction, const BenchBaseline *reference);
+
 
 }  // namespace tlp
