@@ -1,12 +1,12 @@
 // tlptune bench: policies against each other and against peers, side by side in
 // one run, with a report (JSON, Markdown, SVG plots) and a CI regression check.
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
+#include "tuner/bench/json_file.h"
 #include "tuner/bench/regression_check.h"
 #include "tuner/bench_session.h"
 #include "tuner/command.h"
@@ -138,11 +138,7 @@ Command add_bench_command(CLI::App &app) {
     const std::string md = write_bench_report(report, o->out_dir, "random");
     printf("%s\nreport: %s/report.md, %s/report.json, plots in %s/plots\n", md.c_str(), o->out_dir.c_str(),
            o->out_dir.c_str(), o->out_dir.c_str());
-    if (!json_path->empty()) {
-      std::ofstream out(*json_path);
-      out << report.to_json().dump(1) << "\n";
-      if (!out) throw std::runtime_error("cannot write " + *json_path);
-    }
+    if (!json_path->empty()) bench_detail::write_file_atomically(*json_path, report.to_json().dump(1) + "\n");
     if (c->baseline_path.empty()) return kExitOk;
     if (c->update) {
       write_baseline(baseline_from_report(report, c->target_fraction, nullptr), c->baseline_path);
