@@ -5,15 +5,17 @@
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <unordered_set>
 
 #include "codegen/target.h"
-#include "measure/platform.h"
 #include "measure/record_log.h"
 #include "search/network_spec.h"
 #include "tuner/command.h"
 #include "tuner/interrupt.h"
 #include "tuner/measurer.h"
+#include "tuner/platform_spec.h"
 #include "tuner/progress_bar.h"
 #include "tuner/task_tuner.h"
 
@@ -24,6 +26,7 @@ namespace {
 struct CollectOptions {
   std::vector<std::string> ops;
   std::vector<std::string> networks;
+  std::vector<std::string> platforms;
   int per_task = 100;
   TuneOptions tune;
 };
@@ -36,6 +39,46 @@ std::vector<std::string> task_specs(const CollectOptions &c) {
   return specs;
 }
 
+std::vector<PlatformSpec> platforms(const CollectOptions &c) {
+  std::vector<PlatformSpec> out;
+  for (const auto &text : c.platforms) out.push_back(parse_platform_spec(text));
+  if (out.empty()) out.push_back(parse_platform_spec(c.tune.target));
+  return out;
+}
+
+// One measurer per target; the first serves the first platform, which drives
+// sampling, and any other thread counts of its target.
+std::vector<std::unique_ptr<Measurer>> make_measurers(const std::vector<TargetPlatforms> &groups,
+                                                       const TuneOptions &o) {
+  std::vector<std::unique_ptr<Measurer>> out;
+  for (const TargetPlatforms &g : groups) {
+    MeasurerOptions mo;
+    mo.target = g.target;
+    mo.threads = g.threads;
+    mo.log_path = o.log_path;
+    mo.run_timeout = o.run_timeout;
+    mo.min_seconds = o.min_seconds;
+    out.push_back(std::make_unique<Measurer>(mo));
+  }
+  return out;
+}
+
+// What the log already holds, as Measurer::run_key()s, and per workload the
+// schedules measured on the first platform (in log order).
+struct PriorRuns {
+  std::unordered_set<std::string> runs;
+  std::map<std::string, std::vector<Schedule>> on_first_platform;
+};
+
+PriorRuns prior_runs(const std::vector<MeasureRecord> &prior, const std::string &first_platform) {
+  PriorRuns p;
+  for (const MeasureRecord &r : prior) {
+    if (!p.runs.insert(Measurer::run_key(r.platform, r.workload_key, r.schedule)).second) continue;
+    if (r.platform == first_platform) p.on_first_platform[r.workload_key].push_back(r.schedule);
+  }
+  return p;
+}
+
 }  // namespace
 
 Command add_collect_command(CLI::App &app) {
@@ -46,11 +89,18 @@ Command add_collect_command(CLI::App &app) {
                                "Measure random schedules of many operators into a log (training data for the cost "
                                "model); resumable: run it again to top up");
   auto *sub = cmd.app;
+  sub->footer(
+      "Several platforms (for MTL-TLP): --platforms host@2 host@1 x86-64-linux-sse41@2 measures every sampled\n"
+      "schedule on each (one build per target, one run per thread count). The first platform drives sampling and\n"
+      "--per-task; a rerun first measures what an interrupted run left unmeasured on the others.");
   sub->add_option("--ops", c->ops, "Operators, KIND:PARAM=VALUE,... (several allowed)");
   sub->add_option("--network", c->networks, "Network files whose operators to collect (several allowed)");
   sub->add_option("--per-task", c->per_task, "Records wanted per operator")->capture_default_str()->check(CLI::PositiveNumber);
   sub->add_option("--log", c->tune.log_path, "JSON-lines log to append to")->required();
-  sub->add_option("--target", c->tune.target, "Compile target")->capture_default_str();
+  sub->add_option("--target", c->tune.target, "Compile target (with every hardware thread; see --platforms)")
+      ->capture_default_str();
+  sub->add_option("--platforms", c->platforms,
+                  "Measure each schedule on these platforms, TARGET@THREADS (e.g. host@2 host@1 x86-64-linux-sse41@2)");
   sub->add_option("--seed", c->tune.seed, "Random seed")->capture_default_str();
   sub->add_option("--batch", c->tune.batch, "Candidates built and measured per round")->capture_default_str();
   sub->add_option("--min-seconds", c->tune.min_seconds, "Timed seconds per candidate, at least")->capture_default_str();
@@ -59,40 +109,57 @@ Command add_collect_command(CLI::App &app) {
   cmd.run = [c] {
     const std::atomic<bool> &stop = stop_on_interrupt();
     const auto specs = task_specs(*c);
-    const Halide::Target target = parse_target(c->tune.target);
-    if (!target_runs_here(target))
-      throw std::runtime_error("target '" + target.to_string() + "' cannot run on this CPU");
+    const std::vector<PlatformSpec> plats = platforms(*c);
+    const std::vector<TargetPlatforms> groups = group_by_target(plats);
+    TuneOptions driver = c->tune;  // sampling runs on the first platform
+    driver.target = plats[0].target;
+    driver.threads = plats[0].threads;
+    const Halide::Target target = parse_target(driver.target);
     std::vector<MeasureRecord> prior;
     if (std::filesystem::exists(c->tune.log_path)) prior = read_record_log(c->tune.log_path).records;
+    PriorRuns known = prior_runs(prior, plats[0].name());
     std::vector<std::unique_ptr<TaskTuner>> tasks;
     int missing = 0;
     for (size_t i = 0; i < specs.size(); ++i) {
-      tasks.push_back(std::make_unique<TaskTuner>(specs[i], target, c->tune, c->tune.seed + i, nullptr));
+      tasks.push_back(std::make_unique<TaskTuner>(specs[i], target, driver, c->tune.seed + i, nullptr));
       tasks.back()->load_prior(prior, true);
       missing += std::max(0, c->per_task - tasks.back()->summary().trials_total);
     }
-    MeasurerOptions mo;
-    mo.target = target.to_string();
-    mo.platform = cpu_platform(mo.target, hardware_threads());
-    mo.log_path = c->tune.log_path;
-    mo.run_timeout = c->tune.run_timeout;
-    mo.min_seconds = c->tune.min_seconds;
-    Measurer measurer(mo);
+    prior.clear();
+    auto measurers = make_measurers(groups, c->tune);
     ProgressBar bar("collecting", missing);
     int done = 0;
+    auto remember = [&](const MeasureRecord &r) {
+      known.runs.insert(Measurer::run_key(r.platform, r.workload_key, r.schedule));
+    };
+    // The first platform's schedules, on every other platform, skipping runs already logged.
+    auto on_other_platforms = [&](TaskTuner &t, const std::vector<Schedule> &schedules) {
+      for (auto &m : measurers) m->measure(t.op(), schedules, stop, remember, &known.runs);
+    };
     for (auto &t : tasks) {
+      on_other_platforms(*t, known.on_first_platform[t->summary().workload]);  // what a stop left behind
       while (t->summary().trials_total < c->per_task && !stop) {
         const int want = std::min(c->tune.batch, c->per_task - t->summary().trials_total);
-        if (t->round(measurer, want, stop, [&] {
-              ++done;
-              if (c->tune.progress) bar.update(done, t->summary().workload.substr(0, 40));
-            }) == 0)
-          break;
+        const int measured = t->round(*measurers[0], want, stop, [&] {
+          ++done;
+          if (c->tune.progress) bar.update(done, t->summary().workload.substr(0, 40));
+        });
+        if (measured == 0) break;
+        for (const Schedule &s : t->last_round())  // the first measurer ran all its platforms
+          for (const std::string &p : measurers[0]->platforms())
+            known.runs.insert(Measurer::run_key(p, t->summary().workload, s));
+        on_other_platforms(*t, t->last_round());
       }
       if (stop) break;
     }
     if (c->tune.progress) bar.finish();
-    printf("collected %d new records for %zu operators into %s\n", done, tasks.size(), c->tune.log_path.c_str());
+    printf("collected %d new records for %zu operators into %s", done, tasks.size(), c->tune.log_path.c_str());
+    if (plats.size() > 1) {
+      int logged = 0;
+      for (const auto &m : measurers) logged += m->records_logged();
+      printf(", and %d on the other %zu platforms", logged - done, plats.size() - 1);
+    }
+    printf("\n");
     if (stop) {
       fprintf(stderr, "interrupted: run the same command again to continue where it stopped\n");
       return kExitInterrupted;

@@ -7,7 +7,6 @@
 
 #include "codegen/operator.h"
 #include "codegen/target.h"
-#include "measure/platform.h"
 #include "tuner/command.h"
 #include "tuner/measurer.h"
 
@@ -37,7 +36,6 @@ Command add_measure_command(CLI::App &app) {
     for (const auto &text : o->schedules) schedules.push_back(Schedule::from_text(text));
     MeasurerOptions mo;
     mo.target = target.to_string();
-    mo.platform = cpu_platform(mo.target, hardware_threads());
     mo.log_path = o->log;
     mo.min_seconds = o->min_seconds;
     Measurer measurer(mo);

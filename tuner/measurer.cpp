@@ -18,6 +18,11 @@ namespace fs = std::filesystem;
 }  // namespace
 
 Measurer::Measurer(MeasurerOptions o) : o_(std::move(o)) {
+  if (o_.threads.empty()) o_.threads.push_back(hardware_threads());
+  for (int t : o_.threads) {
+    if (t < 1) throw std::runtime_error("a thread count must be at least 1, got " + std::to_string(t));
+    platforms_.push_back(cpu_platform(o_.target, t));
+  }
   log_ = std::make_unique<RecordLog>(o_.log_path);  // refuses a bad log before any work
   work_ = std::make_unique<WorkDir>(o_.work_dir);
   const std::string runtime = (fs::path(work_->path()) / "halide_runtime.o").string();
@@ -47,10 +52,27 @@ std::string Measurer::task_dir(const Operator &op) {
   return dir;
 }
 
-std::vector<MeasureRecord> Measurer::measure(const Operator &op, const std::vector<Schedule> &schedules,
+std::string Measurer::run_key(const std::string &platform, const std::string &workload_key, const Schedule &s) {
+  return platform + "|" + workload_key + "|" + s.to_text();
+}
+
+std::vector<MeasureRecord> Measurer::measure(const Operator &op, const std::vector<Schedule> &all_schedules,
                                              const std::atomic<bool> &stop,
-                                             const std::function<void(const MeasureRecord &)> &on_record) {
+                                             const std::function<void(const MeasureRecord &)> &on_record,
+                                             const std::unordered_set<std::string> *skip) {
   const std::string key = op.workload().key();
+  // Which (schedule, thread count) runs are wanted; a schedule with none is dropped.
+  std::vector<Schedule> schedules;
+  std::vector<std::vector<size_t>> wanted;  // per kept schedule: indices into o_.threads
+  for (const Schedule &s : all_schedules) {
+    std::vector<size_t> w;
+    for (size_t t = 0; t < o_.threads.size(); ++t)
+      if (!skip || !skip->count(run_key(platforms_[t], key, s))) w.push_back(t);
+    if (w.empty()) continue;
+    schedules.push_back(s);
+    wanted.push_back(std::move(w));
+  }
+  if (schedules.empty()) return {};
   const std::string data = task_dir(op);
   std::vector<BuildJob> jobs;
   for (size_t i = 0; i < schedules.size(); ++i) {
@@ -63,36 +85,41 @@ std::vector<MeasureRecord> Measurer::measure(const Operator &op, const std::vect
   times_.build += steady_seconds() - tb;
   std::vector<MeasureRecord> out;
   for (size_t i = 0; i < schedules.size() && !stop; ++i) {
-    MeasureRecord rec;
-    rec.workload_key = key;
-    rec.target = o_.target;
-    rec.platform = o_.platform;
-    rec.schedule = schedules[i];
-    rec.build_seconds = built[i].seconds;
-    rec.error = built[i].error;
-    rec.error_message = built[i].message;
-    if (built[i].error == MeasureError::None) {
-      RunJob job;
-      job.artifact = built[i].artifact;
-      job.entry = Builder::kEntryPoint;
-      job.data_dir = data;
-      job.min_repeats = o_.min_repeats;
-      job.min_seconds = o_.min_seconds;
-      const double tr = steady_seconds();
-      RunResult run = runner_->run(job, o_.run_timeout);
-      times_.run += steady_seconds() - tr;
-      rec.error = run.error;
-      rec.error_message = run.message;
-      rec.costs = run.costs;
-      rec.median_cost = run.median;
-      rec.run_seconds = run.seconds_taken;
+    for (size_t t : wanted[i]) {
+      if (stop) break;
+      MeasureRecord rec;
+      rec.workload_key = key;
+      rec.target = o_.target;
+      rec.platform = platforms_[t];
+      rec.schedule = schedules[i];
+      rec.build_seconds = built[i].seconds;
+      rec.error = built[i].error;
+      rec.error_message = built[i].message;
+      if (built[i].error == MeasureError::None) {
+        RunJob job;
+        job.artifact = built[i].artifact;
+        job.entry = Builder::kEntryPoint;
+        job.data_dir = data;
+        job.min_repeats = o_.min_repeats;
+        job.min_seconds = o_.min_seconds;
+        job.threads = o_.threads[t];
+        const double tr = steady_seconds();
+        RunResult run = runner_->run(job, o_.run_timeout);
+        times_.run += steady_seconds() - tr;
+        rec.error = run.error;
+        rec.error_message = run.message;
+        rec.costs = run.costs;
+        rec.median_cost = run.median;
+        rec.run_seconds = run.seconds_taken;
+      }
+      rec.timestamp = unix_seconds();
+      log_->append(rec);
+      ++logged_;
+      on_record(rec);
+      out.push_back(std::move(rec));
     }
     std::error_code ec;
     fs::remove_all(jobs[i].dir, ec);
-    rec.timestamp = unix_seconds();
-    log_->append(rec);
-    on_record(rec);
-    out.push_back(std::move(rec));
   }
   return out;
 }

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "codegen/operator.h"
@@ -20,7 +21,10 @@ namespace tlp {
 
 struct MeasurerOptions {
   std::string target;       // resolved target string
-  std::string platform;
+  // Thread counts to run each built candidate with, one record each (each its own
+  // platform, see measure/platform.h): one build serves several platforms.
+  // Empty: one run with every hardware thread.
+  std::vector<int> threads;
   std::string log_path;
   std::string work_dir;     // empty: a temporary folder removed at the end
   int build_workers = 0;    // 0: one per core
@@ -39,25 +43,36 @@ class Measurer {
   explicit Measurer(MeasurerOptions o);
   ~Measurer();
 
-  // Builds all candidates in parallel, then runs them one by one; each record is
-  // logged before `on_record` sees it. Stops early (returning fewer records) when
-  // `stop` turns true.
+  // Builds all candidates in parallel, then runs each once per thread count; each
+  // record is logged before `on_record` sees it. Runs whose run_key() is in `skip`
+  // are left out (a candidate with nothing left to run is not built). Stops early
+  // (returning fewer records) when `stop` turns true.
   std::vector<MeasureRecord> measure(const Operator &op, const std::vector<Schedule> &schedules,
                                      const std::atomic<bool> &stop,
-                                     const std::function<void(const MeasureRecord &)> &on_record);
+                                     const std::function<void(const MeasureRecord &)> &on_record,
+                                     const std::unordered_set<std::string> *skip = nullptr);
+
+  // The platforms this measurer's records carry, one per thread count.
+  const std::vector<std::string> &platforms() const { return platforms_; }
+
+  // Names one run of a schedule on a platform, for `skip`.
+  static std::string run_key(const std::string &platform, const std::string &workload_key, const Schedule &s);
 
   const MeasureTimes &times() const { return times_; }
+  int records_logged() const { return logged_; }
 
  private:
   std::string task_dir(const Operator &op);
 
   MeasurerOptions o_;
+  std::vector<std::string> platforms_;
   std::unique_ptr<WorkDir> work_;
   std::unique_ptr<RecordLog> log_;
   std::unique_ptr<Builder> builder_;
   std::unique_ptr<RunnerClient> runner_;
   MeasureTimes times_;
   int batches_ = 0;
+  int logged_ = 0;
 };
 
 }  // namespace tlp

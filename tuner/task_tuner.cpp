@@ -24,7 +24,7 @@ TaskTuner::TaskTuner(const std::string &op_spec, const Halide::Target &target, c
   space_ = std::make_unique<ScheduleSpace>(dag_, so);
   sum_.workload = op_->workload().key();
   sum_.target = target.to_string();
-  sum_.platform = cpu_platform(sum_.target, hardware_threads());
+  sum_.platform = cpu_platform(sum_.target, o.threads > 0 ? o.threads : hardware_threads());
   if (o.policy == "random") {
     policy_ = std::make_unique<RandomSearch>(*space_, seed);
   } else if (o.policy == "evolutionary") {
@@ -49,7 +49,7 @@ void TaskTuner::consider(const MeasureRecord &r) {
 
 void TaskTuner::load_prior(const std::vector<MeasureRecord> &records, bool resume) {
   for (const auto &r : records) {
-    if (r.workload_key != sum_.workload || r.target != sum_.target) continue;
+    if (r.workload_key != sum_.workload || r.target != sum_.target || r.platform != sum_.platform) continue;
     if (!measured_.insert(r.schedule.to_text()).second) continue;
     consider(r);
     ++sum_.skipped_known;
@@ -60,11 +60,13 @@ void TaskTuner::load_prior(const std::vector<MeasureRecord> &records, bool resum
 int TaskTuner::round(Measurer &m, int n, const std::atomic<bool> &stop, const std::function<void()> &on_record) {
   const double ts = steady_seconds();
   std::vector<Schedule> batch = policy_->propose(n, measured_);
+  last_round_ = batch;
   sum_.search_seconds += steady_seconds() - ts;
   if (batch.empty()) return 0;
   const MeasureTimes before = m.times();
   std::vector<double> costs;
-  auto records = m.measure(*op_, batch, stop, [&](const MeasureRecord &rec) {
+  m.measure(*op_, batch, stop, [&](const MeasureRecord &rec) {
+    if (rec.platform != sum_.platform) return;
     measured_.insert(rec.schedule.to_text());
     consider(rec);
     costs.push_back(rec.ok() ? rec.median_cost : std::numeric_limits<double>::infinity());
@@ -79,7 +81,7 @@ int TaskTuner::round(Measurer &m, int n, const std::atomic<bool> &stop, const st
   const double to = steady_seconds();
   policy_->observe(observed, costs);
   sum_.search_seconds += steady_seconds() - to;
-  return int(records.size());
+  return int(costs.size());
 }
 
 void TaskTuner::finish() {

@@ -30,8 +30,13 @@ class TaskTuner {
   void load_prior(const std::vector<MeasureRecord> &records, bool resume);
 
   // Proposes and measures up to n new candidates. Returns how many were measured;
-  // 0 means the space has nothing new left.
+  // 0 means the space has nothing new left. The measurer may also run them on
+  // other platforms (thread counts): those records are logged, but only this
+  // task's platform counts here.
   int round(Measurer &m, int n, const std::atomic<bool> &stop, const std::function<void()> &on_record);
+
+  // The candidates the last round proposed (also those left unmeasured by a stop).
+  const std::vector<Schedule> &last_round() const { return last_round_; }
 
   // Fills in the Halide source of the best kernel and the policy's model time.
   void finish();
@@ -47,6 +52,7 @@ class TaskTuner {
   std::unique_ptr<ScheduleSpace> space_;
   std::unique_ptr<SearchPolicy> policy_;
   std::unordered_set<std::string> measured_;
+  std::vector<Schedule> last_round_;
   TuneSummary sum_;
 };
 

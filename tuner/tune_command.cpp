@@ -78,6 +78,10 @@ Command add_tune_command(CLI::App &app) {
   sub->add_option("--json", *json_path, "Also write the summary as JSON to this file");
   sub->add_option("--seed", o->seed, "Random seed of the search")->capture_default_str();
   sub->add_option("--batch", o->batch, "Candidates built and measured per round")->capture_default_str()->check(CLI::PositiveNumber);
+  sub->add_option("--threads", o->threads,
+                  "Threads a kernel runs with (0: every hardware thread); part of the platform records name")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--build-workers", o->build_workers, "Parallel build processes (0: one per core)")->capture_default_str();
   sub->add_option("--build-timeout", o->build_timeout, "Seconds before a build is abandoned")->capture_default_str();
   sub->add_option("--run-timeout", o->run_timeout, "Seconds before a running candidate is killed")->capture_default_str();

@@ -53,7 +53,7 @@ std::vector<MeasureRecord> prior_records(const std::string &log_path) {
 MeasurerOptions measurer_options(const TuneOptions &o, const Halide::Target &target) {
   MeasurerOptions mo;
   mo.target = target.to_string();
-  mo.platform = cpu_platform(mo.target, hardware_threads());
+  mo.threads = {o.threads > 0 ? o.threads : hardware_threads()};
   mo.log_path = o.log_path;
   mo.work_dir = o.work_dir;
   mo.build_workers = o.build_workers;
@@ -96,7 +96,7 @@ TuneSummary run_tuning(const TuneOptions &o, const std::atomic<bool> &stop) {
   const double t0 = steady_seconds();
   check_common(o);
   const Halide::Target target = checked_target(o);
-  auto model = o.policy == "evolutionary" ? make_cost_model(o.model, cpu_platform(target.to_string(), hardware_threads()), o.seed)
+  auto model = o.policy == "evolutionary" ? make_cost_model(o.model, cpu_platform(target.to_string(), o.threads > 0 ? o.threads : hardware_threads()), o.seed)
                                           : nullptr;
   TaskTuner task(o.op_spec, target, o, o.seed, model.get());
   task.load_prior(prior_records(o.log_path), o.resume);
@@ -161,7 +161,7 @@ NetworkSummary run_network_tuning(const TuneOptions &o, const std::string &netwo
   out.network = spec.name;
   const std::vector<MeasureRecord> prior = prior_records(o.log_path);
   // One model for all tasks: what it learns on one operator helps the others.
-  auto model = o.policy == "evolutionary" ? make_cost_model(o.model, cpu_platform(target.to_string(), hardware_threads()), o.seed)
+  auto model = o.policy == "evolutionary" ? make_cost_model(o.model, cpu_platform(target.to_string(), o.threads > 0 ? o.threads : hardware_threads()), o.seed)
                                           : nullptr;
   std::vector<std::unique_ptr<TaskTuner>> tasks;
   for (size_t i = 0; i < spec.tasks.size(); ++i) {

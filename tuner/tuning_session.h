@@ -27,6 +27,7 @@ struct TuneOptions {
   bool resume = false;     // count the log's records for this task toward `trials`
   uint64_t seed = 1;
   int batch = 16;          // candidates measured per round
+  int threads = 0;         // threads a kernel runs with (part of the platform); 0: every hardware thread
   int build_workers = 0;   // 0: one per core
   double build_timeout = 60;
   double run_timeout = 20;

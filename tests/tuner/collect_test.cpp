@@ -1,0 +1,113 @@
+// tlptune collect across platforms: every sampled schedule is measured on every
+// platform named, a rerun measures only what an interrupted run left out, and a
+// platform that cannot be measured here is refused with a clear line.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/tuner/cli_test_util.h"
+#include "tuner/platform_spec.h"
+
+namespace {
+
+using tlp::testing::CliRun;
+using tlp::testing::TempDir;
+using tlp::testing::tlptune;
+
+// platform -> the schedules measured on it (as JSON text), and the record count.
+struct ByPlatform {
+  std::map<std::string, std::multiset<std::string>> schedules;
+  size_t records = 0;
+};
+
+ByPlatform read_by_platform(const std::string &path) {
+  ByPlatform b;
+  std::ifstream f(path);
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.empty()) continue;
+    const auto j = nlohmann::json::parse(line);
+    b.schedules[j.at("platform").get<std::string>()].insert(j.at("schedule").dump());
+    ++b.records;
+  }
+  return b;
+}
+
+// Two thread counts of the host target where the machine has them, and SSE4.1.
+std::string platforms_flag() {
+  const bool two = std::thread::hardware_concurrency() >= 2;
+  return std::string("--platforms host@1 x86-64-linux-sse41@1") + (two ? " host@2" : "");
+}
+
+size_t platform_count() { return std::thread::hardware_concurrency() >= 2 ? 3 : 2; }
+
+const char *kCollect = "collect --ops matmul:M=32,N=32,K=16 --batch 2 --min-seconds 0.005 --no-progress --seed 3 ";
+
+TEST(Collect, MeasuresEverySampledScheduleOnEveryPlatform) {
+  TempDir d;
+  const std::string log = d / "c.jsonl";
+  CliRun r = tlptune(std::string(kCollect) + "--per-task 3 " + platforms_flag() + " --log " + log);
+  ASSERT_EQ(r.code, 0) << r.output;
+  const ByPlatform b = read_by_platform(log);
+  ASSERT_EQ(b.schedules.size(), platform_count()) << r.output;
+  const auto &first = b.schedules.begin()->second;
+  EXPECT_EQ(first.size(), 3u);
+  EXPECT_EQ(std::set<std::string>(first.begin(), first.end()).size(), 3u) << "a schedule was measured twice";
+  for (const auto &[platform, schedules] : b.schedules) EXPECT_EQ(schedules, first) << platform;
+  EXPECT_EQ(b.records, 3 * platform_count());
+}
+
+TEST(Collect, RerunMeasuresWhatAnInterruptedRunLeftOnTheOtherPlatforms) {
+  TempDir d;
+  const std::string full = d / "full.jsonl", partial = d / "partial.jsonl";
+  ASSERT_EQ(tlptune(std::string(kCollect) + "--per-task 2 " + platforms_flag() + " --log " + full).code, 0);
+  // What a stop right after the first platform's runs leaves: only host@1 lines.
+  {
+    std::ifstream in(full);
+    std::ofstream out(partial);
+    std::string line;
+    while (std::getline(in, line))
+      if (line.find("/threads=1\"") != std::string::npos && line.find("x86-64-linux-sse41/") == std::string::npos)
+        out << line << "\n";
+  }
+  ASSERT_EQ(read_by_platform(partial).records, 2u);
+  CliRun r = tlptune(std::string(kCollect) + "--per-task 3 " + platforms_flag() + " --log " + partial);
+  ASSERT_EQ(r.code, 0) << r.output;
+  const ByPlatform b = read_by_platform(partial);
+  ASSERT_EQ(b.schedules.size(), platform_count());
+  const auto &first = b.schedules.begin()->second;
+  EXPECT_EQ(std::set<std::string>(first.begin(), first.end()).size(), 3u);
+  for (const auto &[platform, schedules] : b.schedules) EXPECT_EQ(schedules, first) << platform;
+  EXPECT_EQ(b.records, 3 * platform_count()) << "something was measured twice on a platform";
+}
+
+TEST(Collect, PlatformThatCannotBeMeasuredHereIsRefused) {
+  TempDir d;
+  const std::string log = d / "c.jsonl";
+  for (const std::string bad : {"host@0", "host@two", "host@100000", "nonsense-target@1"}) {
+    CliRun r = tlptune(std::string(kCollect) + "--per-task 1 --platforms " + bad + " --log " + log);
+    EXPECT_NE(r.code, 0) << bad;
+    EXPECT_NE(r.output.find(bad.substr(0, bad.find('@'))), std::string::npos) << r.output;
+  }
+  CliRun twice = tlptune(std::string(kCollect) + "--per-task 1 --platforms host@1 host@1 --log " + log);
+  EXPECT_NE(twice.code, 0);
+  EXPECT_NE(twice.output.find("named twice"), std::string::npos) << twice.output;
+}
+
+TEST(PlatformSpec, GroupsThreadCountsUnderTheirTarget) {
+  std::vector<tlp::PlatformSpec> p = {{"x86-64-linux-avx2", 2}, {"x86-64-linux-sse41", 1}, {"x86-64-linux-avx2", 1}};
+  const auto g = tlp::group_by_target(p);
+  ASSERT_EQ(g.size(), 2u);
+  EXPECT_EQ(g[0].target, "x86-64-linux-avx2");
+  EXPECT_EQ(g[0].threads, (std::vector<int>{2, 1}));
+  EXPECT_EQ(g[1].threads, (std::vector<int>{1}));
+  EXPECT_NE(p[0].name().find("/x86-64-linux-avx2/threads=2"), std::string::npos) << p[0].name();
+}
+
+}  // namespace
