@@ -46,6 +46,22 @@ torch::Tensor mse_loss(const torch::Tensor &scores, const torch::Tensor &labels,
   return (d * d).sum() / m.sum().clamp_min(1.0);
 }
 
+torch::Tensor multi_head_loss(const torch::Tensor &scores, const torch::Tensor &labels, const torch::Tensor &valid,
+                              bool rank) {
+  torch::Tensor total = torch::zeros({}, scores.options());
+  for (int64_t k = 0; k < scores.size(2); ++k) {
+    const torch::Tensor s = scores.select(2, k), y = labels.select(2, k), v = valid.select(2, k);
+    if (!rank) {
+      if (v.any().item<bool>()) total = total + mse_loss(s, y, v);
+      continue;
+    }
+    const torch::Tensor rows = (v.sum(1) >= 2).nonzero().squeeze(1);
+    if (rows.numel() > 0)
+      total = total + lambda_rank_loss(s.index_select(0, rows), y.index_select(0, rows), v.index_select(0, rows));
+  }
+  return total;
+}
+
 }  // namespace detail
 
 namespace {
@@ -71,6 +87,32 @@ LossAndGradient with_autograd(const std::vector<double> &scores, const std::vect
 }
 
 }  // namespace
+
+LossAndGradient multi_head_rank_loss_and_gradient(const std::vector<double> &scores, const std::vector<double> &labels,
+                                                  const std::vector<bool> &labeled, int heads) {
+  if (heads < 1 || scores.size() != labels.size() || scores.size() != labeled.size() || scores.size() % size_t(heads))
+    throw std::invalid_argument("multi-head loss: " + std::to_string(scores.size()) + " scores, " +
+                                std::to_string(labels.size()) + " labels and " + std::to_string(labeled.size()) +
+                                " label flags do not make whole records of " + std::to_string(heads) + " heads");
+  const int64_t n = int64_t(scores.size()) / heads;
+  LossAndGradient out;
+  if (n == 0) return out;
+  const auto f64 = torch::TensorOptions().dtype(torch::kFloat64);
+  torch::Tensor s = torch::tensor(scores, f64).reshape({1, n, heads}).requires_grad_(true);
+  const torch::Tensor y = torch::tensor(labels, f64).reshape({1, n, heads});
+  const torch::Tensor v = torch::tensor(std::vector<int64_t>(labeled.begin(), labeled.end()))
+                              .to(torch::kBool)
+                              .reshape({1, n, heads});
+  const torch::Tensor loss = detail::multi_head_loss(s, y, v, true);
+  out.loss = loss.item<double>();
+  out.gradient.assign(scores.size(), 0.0);
+  if (loss.requires_grad()) {
+    loss.backward();
+    const torch::Tensor g = s.grad().reshape({-1}).contiguous();
+    out.gradient.assign(g.data_ptr<double>(), g.data_ptr<double>() + g.numel());
+  }
+  return out;
+}
 
 LossAndGradient lambda_rank_loss_and_gradient(const std::vector<double> &scores, const std::vector<double> &labels,
                                               double sigma) {

@@ -30,4 +30,12 @@ LossAndGradient lambda_rank_loss_and_gradient(const std::vector<double> &scores,
                                               double sigma = 1.0);
 LossAndGradient mse_loss_and_gradient(const std::vector<double> &scores, const std::vector<double> &labels);
 
+// MTL-TLP's loss over one group, with one score and one label per record and
+// head (record-major: entry i * heads + k). `labeled` says which labels exist: a
+// record without a label for head k takes no part in head k's loss (it is not a
+// label 0). Per head: LambdaRank over its labeled records (nothing when it has
+// fewer than two); the heads' losses are summed.
+LossAndGradient multi_head_rank_loss_and_gradient(const std::vector<double> &scores, const std::vector<double> &labels,
+                                                  const std::vector<bool> &labeled, int heads);
+
 }  // namespace tlp

@@ -46,11 +46,13 @@ json info_to_json(const TlpModelInfo &info) {
                        {"seq_len", info.network.seq_len},
                        {"emb_size", info.network.emb_size},
                        {"hidden", info.network.hidden},
-                       {"heads", info.network.heads}};
+                       {"heads", info.network.heads},
+                       {"output_heads", info.network.output_heads}};
   j["featurizer"] = {{"seq_len", info.featurizer.seq_len},
                      {"emb_size", info.featurizer.emb_size},
                      {"scaling", feature_scaling_name(info.featurizer.scaling)}};
   j["platform"] = info.platform;
+  if (!info.platforms.empty()) j["platforms"] = info.platforms;
   j["training"] = {{"records", t.records}, {"tasks", t.tasks},         {"created", t.created},
                    {"loss", t.loss},       {"epochs", t.epochs},       {"best_epoch", t.best_epoch},
                    {"seconds", t.seconds}, {"note", t.note}};
@@ -67,11 +69,13 @@ TlpModelInfo info_from_json(const json &j) {
   info.network.emb_size = a.at("emb_size").get<int>();
   info.network.hidden = a.at("hidden").get<int>();
   info.network.heads = a.at("heads").get<int>();
+  info.network.output_heads = a.value("output_heads", 1);
   const json &f = j.at("featurizer");
   info.featurizer.seq_len = f.at("seq_len").get<int>();
   info.featurizer.emb_size = f.at("emb_size").get<int>();
   info.featurizer.scaling = feature_scaling_from_name(f.at("scaling").get<std::string>());
   info.platform = j.at("platform").get<std::string>();
+  info.platforms = j.value("platforms", std::vector<std::string>());
   const json &t = j.at("training");
   info.training.records = t.value("records", int64_t(0));
   info.training.tasks = t.value("tasks", int64_t(0));
@@ -92,6 +96,13 @@ void check_consistent(const TlpModelInfo &info, const std::string &what) {
     throw ModelFileError(what + ": the network takes " + std::to_string(info.network.seq_len) + " x " +
                          std::to_string(info.network.emb_size) + " matrices but the featurizer makes " +
                          std::to_string(info.featurizer.seq_len) + " x " + std::to_string(info.featurizer.emb_size));
+  const size_t heads = size_t(info.network.output_heads);
+  if (heads > 1 && info.platforms.size() != heads)
+    throw ModelFileError(what + ": the network has " + std::to_string(heads) + " output heads but " +
+                         std::to_string(info.platforms.size()) + " platforms are named for them");
+  if (heads == 1 && info.platforms.size() > 1)
+    throw ModelFileError(what + ": " + std::to_string(info.platforms.size()) +
+                         " platforms are named for a network with one output head");
 }
 
 // The parts of a checked file.
@@ -214,8 +225,32 @@ void save_tlp_model(const std::string &path, const TlpNetwork &network, const Tl
   }
 }
 
+namespace {
+
+std::string joined(const std::vector<std::string> &names) {
+  std::string out;
+  for (const auto &n : names) out += (out.empty() ? "'" : ", '") + n + "'";
+  return out;
+}
+
+// The head of an MTL-TLP model for `platform`.
+int head_for(const TlpModelInfo &info, const std::string &path, const std::string &platform) {
+  if (platform.empty())
+    throw ModelFileError("model file '" + path + "' is an MTL-TLP model with a head per platform (" +
+                         joined(info.platforms) + "); name the platform to predict for (--platform)");
+  for (size_t k = 0; k < info.platforms.size(); ++k)
+    if (info.platforms[k] == platform) return int(k);
+  throw ModelFileError("model file '" + path + "' has no head for platform '" + platform + "'; its heads are " +
+                       joined(info.platforms) + ": pick one of them, or train with this platform's records");
+}
+
+}  // namespace
+
 LoadedTlpModel load_tlp_model(const std::string &path, const std::string &platform) {
   Parsed p = parse(path);
+  const bool mtl = !p.info.platforms.empty();
+  const int head = mtl ? head_for(p.info, path, platform) : 0;
+  if (mtl) p.info.platform = platform;
   if (!platform.empty() && p.info.platform != platform)
     throw ModelFileError("model file '" + path + "' was trained for platform '" + p.info.platform +
                          "', not this one ('" + platform +
@@ -227,6 +262,10 @@ LoadedTlpModel load_tlp_model(const std::string &path, const std::string &platfo
   } catch (const std::exception &e) {
     throw ModelFileError("model file '" + path + "' holds weights that cannot be loaded: " + e.what() +
                          "; train the model again (tlptune train)");
+  }
+  if (mtl) {
+    p.info.network.output_heads = 1;
+    return LoadedTlpModel{p.info, net.single_head(head)};
   }
   return LoadedTlpModel{p.info, std::move(net)};
 }

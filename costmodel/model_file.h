@@ -18,6 +18,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "costmodel/tlp_featurizer.h"
 #include "costmodel/tlp_network.h"
@@ -48,6 +49,9 @@ struct TlpModelInfo {
   TlpNetworkConfig network;
   FeaturizerOptions featurizer;
   std::string platform;  // the hardware the training data was measured on
+  // MTL-TLP: the platform of each output head, in head order (empty for TLP).
+  // A model loaded for one of them has `platform` set to it.
+  std::vector<std::string> platforms;
   TlpTrainingInfo training;
 };
 
@@ -65,7 +69,9 @@ struct LoadedTlpModel {
 };
 
 // Reads and checks a model file. With a non-empty `platform`, a model trained for
-// another platform is refused. Throws ModelFileError.
+// another platform is refused. An MTL-TLP model needs a platform: the network
+// returned is that platform's head (TlpNetwork::single_head), and a platform it
+// has no head for is refused. Throws ModelFileError.
 LoadedTlpModel load_tlp_model(const std::string &path, const std::string &platform = "");
 
 // The metadata alone (the whole file is still checked, the weights are not loaded).

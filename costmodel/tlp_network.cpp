@@ -37,13 +37,15 @@ void TlpNetworkConfig::validate() const {
   positive(emb_size, "emb_size");
   positive(hidden, "hidden");
   positive(heads, "heads");
+  positive(output_heads, "output_heads");
   if (hidden % heads != 0)
     throw std::invalid_argument("TLP network hidden size " + std::to_string(hidden) +
                                 " is not divisible by the number of heads " + std::to_string(heads));
 }
 
 bool TlpNetworkConfig::operator==(const TlpNetworkConfig &o) const {
-  return arch == o.arch && seq_len == o.seq_len && emb_size == o.emb_size && hidden == o.hidden && heads == o.heads;
+  return arch == o.arch && seq_len == o.seq_len && emb_size == o.emb_size && hidden == o.hidden && heads == o.heads &&
+         output_heads == o.output_heads;
 }
 
 namespace detail {
@@ -75,6 +77,11 @@ TlpNetModuleImpl::TlpNetModuleImpl(const TlpNetworkConfig &c) : config(c) {
   dec1 = register_module("dec1", nn::Linear(H, 128));
   dec2 = register_module("dec2", nn::Linear(128, 64));
   dec3 = register_module("dec3", nn::Linear(64, 1));
+  for (int k = 1; k < c.output_heads; ++k) {
+    const std::string p = "head" + std::to_string(k) + "_dec";
+    more_decoders.push_back({register_module(p + "0", nn::Linear(H, H)), register_module(p + "1", nn::Linear(H, 128)),
+                             register_module(p + "2", nn::Linear(128, 64)), register_module(p + "3", nn::Linear(64, 1))});
+  }
 }
 
 torch::Tensor real_step_mask(const torch::Tensor &x) {
@@ -94,14 +101,21 @@ torch::Tensor padding_keys(const torch::Tensor &real) {
 }
 
 // The two residual blocks and the per-step decoder, shared by both forwards.
-torch::Tensor TlpNetModuleImpl::step_scores(torch::Tensor h) {
+torch::Tensor TlpNetModuleImpl::residual_blocks(torch::Tensor h) {
   h = h + torch::relu(res0(h));
-  h = h + torch::relu(res1(h));
-  torch::Tensor y = torch::relu(dec0(h));
-  y = torch::relu(dec1(y));
-  y = torch::relu(dec2(y));
-  return dec3(y).squeeze(-1);
+  return h + torch::relu(res1(h));
 }
+
+torch::Tensor TlpNetModuleImpl::decode(const torch::Tensor &h, int head) {
+  std::array<torch::nn::Linear, 4> d = head == 0 ? std::array<torch::nn::Linear, 4>{dec0, dec1, dec2, dec3}
+                                                 : more_decoders.at(size_t(head - 1));
+  torch::Tensor y = torch::relu(d[0](h));
+  y = torch::relu(d[1](y));
+  y = torch::relu(d[2](y));
+  return d[3](y).squeeze(-1);
+}
+
+torch::Tensor TlpNetModuleImpl::step_scores(torch::Tensor h) { return decode(residual_blocks(std::move(h)), 0); }
 
 torch::Tensor TlpNetModuleImpl::forward(const torch::Tensor &x) {
   const torch::Tensor real = real_step_mask(x);
@@ -168,7 +182,7 @@ PackedSteps pack_steps(const std::vector<const float *> &matrices, int64_t L, in
   return p;
 }
 
-torch::Tensor TlpNetModuleImpl::forward_packed(const PackedSteps &p) {
+std::pair<torch::Tensor, torch::Tensor> TlpNetModuleImpl::packed_hidden(const PackedSteps &p) {
   const int64_t N = p.map.size(0), L = p.map.size(1), H = config.hidden;
   const torch::Tensor flat_map = p.map.reshape({N * L});
   const torch::Tensor real_pos = p.real.reshape({N * L}).nonzero().squeeze(1);  // positions of real rows
@@ -209,8 +223,24 @@ torch::Tensor TlpNetModuleImpl::forward_packed(const PackedSteps &p) {
       break;
     }
   }
+  return {h, sample_of};
+}
+
+torch::Tensor TlpNetModuleImpl::forward_packed(const PackedSteps &p) {
+  const auto [h, sample_of] = packed_hidden(p);
   const torch::Tensor y = step_scores(h);  // [R]
-  return torch::zeros({N}, y.options()).index_add(0, sample_of, y);
+  return torch::zeros({p.map.size(0)}, y.options()).index_add(0, sample_of, y);
+}
+
+torch::Tensor TlpNetModuleImpl::forward_packed_heads(const PackedSteps &p) {
+  const auto [h0, sample_of] = packed_hidden(p);
+  const torch::Tensor h = residual_blocks(h0);
+  std::vector<torch::Tensor> per_head;
+  for (int k = 0; k < config.output_heads; ++k) {
+    const torch::Tensor y = decode(h, k);  // [R]
+    per_head.push_back(torch::zeros({p.map.size(0)}, y.options()).index_add(0, sample_of, y));
+  }
+  return torch::stack(per_head, 1);
 }
 
 namespace {
@@ -397,6 +427,36 @@ TlpNetwork TlpNetwork::clone() const {
     torch::NoGradGuard no_grad;
     auto dst = impl->module->named_parameters();
     for (const auto &item : impl_->module->named_parameters()) dst[item.key()].copy_(item.value());
+  }
+  return TlpNetwork(std::move(impl));
+}
+
+std::vector<float> TlpNetwork::parameter(const std::string &name) const {
+  const auto params = impl_->module->named_parameters();
+  const torch::Tensor *t = params.find(name);
+  if (t == nullptr) throw std::out_of_range("the network has no parameter '" + name + "'");
+  return detail::values(*t);
+}
+
+TlpNetwork TlpNetwork::single_head(int head) const {
+  const int heads = impl_->config.output_heads;
+  if (head < 0 || head >= heads)
+    throw std::out_of_range("head " + std::to_string(head) + " of a network with " + std::to_string(heads) +
+                            " output heads");
+  TlpNetworkConfig one = impl_->config;
+  one.output_heads = 1;
+  auto impl = std::make_unique<Impl>();
+  impl->config = one;
+  impl->module = detail::TlpNetModule(one);
+  const std::string prefix = "head" + std::to_string(head) + "_";
+  {
+    torch::NoGradGuard no_grad;
+    const auto src = impl_->module->named_parameters();
+    for (auto &item : impl->module->named_parameters()) {
+      const bool decoder = item.key().rfind("dec", 0) == 0;
+      const std::string from = decoder && head > 0 ? prefix + item.key() : item.key();
+      item.value().copy_(src[from]);
+    }
   }
   return TlpNetwork(std::move(impl));
 }

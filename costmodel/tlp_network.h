@@ -10,6 +10,11 @@
 //   per-step decoder   hidden -> hidden -> 128 -> 64 -> 1 (ReLU between)
 //   sum over the steps
 //
+// MTL-TLP (output_heads > 1): everything up to the residual blocks is shared and
+// each platform has its own decoder (a "head"). A multi-head network scores with
+// head 0; single_head(k) makes the plain TLP network of head k, which is how a
+// multi-task model predicts for one platform.
+//
 // Padding. A matrix's rows after its last non-zero row are padding (the
 // featurizer pads with zero rows). They are masked out of the sum over steps and,
 // as keys, out of attention; the LSTM is causal and padding trails, so its real
@@ -38,7 +43,8 @@ struct TlpNetworkConfig {
   int seq_len = 25;  // must match the featurizer's
   int emb_size = 22;
   int hidden = 256;
-  int heads = 8;
+  int heads = 8;         // attention heads
+  int output_heads = 1;  // decoders, one per platform (MTL-TLP); 1: TLP
 
   // Throws std::invalid_argument naming the bad field (sizes must be positive,
   // hidden divisible by heads).
@@ -88,6 +94,14 @@ class TlpNetwork {
 
   // A deep copy (same config, same weights).
   TlpNetwork clone() const;
+
+  // The values of one parameter by its name ("enc0.weight", "head1_dec0.bias"),
+  // for tests and tools. Throws std::out_of_range for an unknown name.
+  std::vector<float> parameter(const std::string &name) const;
+
+  // The single-head network of decoder `head` (0 <= head < output_heads): the
+  // shared weights and that head's decoder. Throws std::out_of_range.
+  TlpNetwork single_head(int head) const;
 
   // For costmodel's own .cpp files (training): the LibTorch module lives here.
   struct Impl;

@@ -6,7 +6,9 @@
 #include <torch/nn.h>
 #include <torch/serialize.h>
 
+#include <array>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "costmodel/tlp_fast_forward.h"
@@ -34,8 +36,16 @@ struct TlpNetModuleImpl : torch::nn::Module {
   // the attention's q/k/v projection (or the LSTM's input) are computed once per
   // distinct row, and everything after the sequence layer only for real rows.
   torch::Tensor forward_packed(const PackedSteps &p);
-  // Residual blocks and decoder: one score per step row (the last axis dropped).
+  // forward_packed for every decoder: scores [N, output_heads].
+  torch::Tensor forward_packed_heads(const PackedSteps &p);
+  // Residual blocks and head 0's decoder: one score per step row (the last axis dropped).
   torch::Tensor step_scores(torch::Tensor h);
+  torch::Tensor residual_blocks(torch::Tensor h);
+  torch::Tensor decode(const torch::Tensor &h, int head);
+
+  // After the sequence layer, for the real rows of p: hidden [R, H], and the
+  // sample each row belongs to [R].
+  std::pair<torch::Tensor, torch::Tensor> packed_hidden(const PackedSteps &p);
 
   TlpNetworkConfig config;
   torch::nn::Linear enc0{nullptr}, enc1{nullptr}, enc2{nullptr}, enc3{nullptr};
@@ -44,6 +54,8 @@ struct TlpNetModuleImpl : torch::nn::Module {
   torch::nn::TransformerEncoderLayer tf0{nullptr}, tf1{nullptr};
   torch::nn::Linear res0{nullptr}, res1{nullptr};
   torch::nn::Linear dec0{nullptr}, dec1{nullptr}, dec2{nullptr}, dec3{nullptr};
+  // Heads 1.. of MTL-TLP, each like dec0..dec3 (named "head<k>_dec<i>").
+  std::vector<std::array<torch::nn::Linear, 4>> more_decoders;
 };
 TORCH_MODULE(TlpNetModule);
 
@@ -58,6 +70,12 @@ torch::Tensor real_step_mask(const torch::Tensor &x);
 // constants for autograd. Returns the mean over groups.
 torch::Tensor lambda_rank_loss(const torch::Tensor &scores, const torch::Tensor &labels, const torch::Tensor &valid,
                                double sigma = 1.0);
+
+// Per head of MTL-TLP: scores, labels and valid [G, n, heads]. Each head's loss
+// over its valid entries (rank: the mean over the groups with at least two of
+// them), summed over the heads.
+torch::Tensor multi_head_loss(const torch::Tensor &scores, const torch::Tensor &labels, const torch::Tensor &valid,
+                              bool rank);
 
 // Mean squared error over the valid entries.
 torch::Tensor mse_loss(const torch::Tensor &scores, const torch::Tensor &labels, const torch::Tensor &valid);

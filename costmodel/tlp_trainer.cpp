@@ -35,36 +35,75 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-// All records of a task list, flattened: features [N, L, E], labels [N], and the
-// range of each task.
+// All records of a task list, flattened: features [N, L, E], labels and which
+// of them exist [N, heads] (one head for TLP), and the range of each task.
 struct Flat {
-  torch::Tensor x, y;
+  torch::Tensor x, y, labeled;
   std::vector<std::pair<int64_t, int64_t>> task_range;  // [begin, end)
   int64_t n = 0;
 };
 
+template <typename Task>
+void check_task(const Task &t, size_t per, size_t heads, const TlpNetworkConfig &cfg, const char *what) {
+  if (t.features.size() != t.size() * per)
+    throw std::invalid_argument(std::string(what) + " task '" + t.workload_key + "' has " +
+                                std::to_string(t.features.size()) + " feature values for " +
+                                std::to_string(t.size()) + " records; featurize it with the network's seq_len " +
+                                std::to_string(cfg.seq_len) + " x emb_size " + std::to_string(cfg.emb_size));
+  if (t.labels.size() != t.size() * heads)
+    throw std::invalid_argument(std::string(what) + " task '" + t.workload_key + "' has no labels");
+}
+
+Flat empty_flat(int64_t n, int64_t heads, const TlpNetworkConfig &cfg) {
+  Flat f;
+  f.n = n;
+  f.x = torch::empty({n, cfg.seq_len, cfg.emb_size}, torch::kFloat);
+  f.y = torch::empty({n, heads}, torch::kFloat);
+  f.labeled = torch::ones({n, heads}, torch::kBool);
+  return f;
+}
+
 Flat flatten(const std::vector<TlpTask> &tasks, const TlpNetworkConfig &cfg, const char *what) {
   const int64_t per = int64_t(cfg.seq_len) * cfg.emb_size;
-  Flat f;
-  for (const TlpTask &t : tasks) f.n += int64_t(t.size());
-  f.x = torch::empty({f.n, cfg.seq_len, cfg.emb_size}, torch::kFloat);
-  f.y = torch::empty({f.n}, torch::kFloat);
+  int64_t n = 0;
+  for (const TlpTask &t : tasks) n += int64_t(t.size());
+  Flat f = empty_flat(n, 1, cfg);
   float *xp = f.x.data_ptr<float>();
   float *yp = f.y.data_ptr<float>();
   int64_t at = 0;
   for (const TlpTask &t : tasks) {
-    if (t.features.size() != t.size() * size_t(per))
-      throw std::invalid_argument(std::string(what) + " task '" + t.workload_key + "' has " +
-                                  std::to_string(t.features.size()) + " feature values for " +
-                                  std::to_string(t.size()) + " records; featurize it with the network's seq_len " +
-                                  std::to_string(cfg.seq_len) + " x emb_size " + std::to_string(cfg.emb_size));
-    if (t.labels.size() != t.size())
-      throw std::invalid_argument(std::string(what) + " task '" + t.workload_key + "' has no labels");
+    check_task(t, size_t(per), 1, cfg, what);
     std::copy(t.features.begin(), t.features.end(), xp + at * per);
     std::copy(t.labels.begin(), t.labels.end(), yp + at);
     f.task_range.emplace_back(at, at + int64_t(t.size()));
     at += int64_t(t.size());
   }
+  return f;
+}
+
+Flat flatten(const std::vector<MtlTask> &tasks, const TlpNetworkConfig &cfg, const char *what) {
+  const int64_t per = int64_t(cfg.seq_len) * cfg.emb_size, P = cfg.output_heads;
+  int64_t n = 0;
+  for (const MtlTask &t : tasks) {
+    if (t.platforms != size_t(P))
+      throw std::invalid_argument(std::string(what) + " task '" + t.workload_key + "' has labels for " +
+                                  std::to_string(t.platforms) + " platforms but the network has " +
+                                  std::to_string(P) + " heads");
+    n += int64_t(t.size());
+  }
+  Flat f = empty_flat(n, P, cfg);
+  std::vector<uint8_t> labeled;
+  labeled.reserve(size_t(n * P));
+  int64_t at = 0;
+  for (const MtlTask &t : tasks) {
+    check_task(t, size_t(per), size_t(P), cfg, what);
+    std::copy(t.features.begin(), t.features.end(), f.x.data_ptr<float>() + at * per);
+    std::copy(t.labels.begin(), t.labels.end(), f.y.data_ptr<float>() + at * P);
+    labeled.insert(labeled.end(), t.labeled.begin(), t.labeled.end());
+    f.task_range.emplace_back(at, at + int64_t(t.size()));
+    at += int64_t(t.size());
+  }
+  if (n > 0) f.labeled = torch::tensor(std::vector<int64_t>(labeled.begin(), labeled.end())).to(torch::kBool).view({n, P});
   return f;
 }
 
@@ -147,14 +186,17 @@ BatchTensors batch_tensors(const Batch &b) {
   return t;
 }
 
-// The loss of one batch from the scores of its records (in bt.index order).
-torch::Tensor batch_loss(const torch::Tensor &scores, const torch::Tensor &labels, const BatchTensors &bt,
-                         TlpLoss loss) {
-  const torch::Tensor ext_s = torch::cat({scores, torch::zeros({1}, scores.options())});
-  const torch::Tensor ext_y = torch::cat({labels, torch::zeros({1}, labels.options())});
-  const torch::Tensor s = ext_s.index_select(0, bt.slot).reshape({bt.groups, bt.width});
-  const torch::Tensor y = ext_y.index_select(0, bt.slot).reshape({bt.groups, bt.width});
-  return loss == TlpLoss::Rank ? detail::lambda_rank_loss(s, y, bt.valid) : detail::mse_loss(s, y, bt.valid);
+// The loss of one batch from the scores of its records (in bt.index order):
+// scores, labels and which labels exist, all [B, heads], laid out as the batch's
+// groups [G, width, heads] (padding is not valid).
+torch::Tensor batch_loss(const torch::Tensor &scores, const torch::Tensor &labels, const torch::Tensor &labeled,
+                         const BatchTensors &bt, TlpLoss loss) {
+  const int64_t P = scores.size(1);
+  auto grouped = [&](const torch::Tensor &v) {
+    return torch::cat({v, torch::zeros({1, P}, v.options())}).index_select(0, bt.slot).reshape({bt.groups, bt.width, P});
+  };
+  const torch::Tensor valid = grouped(labeled) & bt.valid.unsqueeze(2);
+  return detail::multi_head_loss(grouped(scores), grouped(labels), valid, loss == TlpLoss::Rank);
 }
 
 // The packed steps of some records of f.
@@ -166,16 +208,16 @@ detail::PackedSteps pack(const Flat &f, const std::vector<int64_t> &records) {
   return detail::pack_steps(mats, L, E);
 }
 
-// Scores of all records, no gradients, in chunks.
-torch::Tensor score_all(detail::TlpNetModule &m, const Flat &f, int64_t chunk = 1024) {
+// Scores [N, 1] of all records by one head, no gradients, in chunks.
+torch::Tensor score_all(detail::TlpNetModule &m, const Flat &f, int head = 0, int64_t chunk = 1024) {
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> parts;
   for (int64_t i = 0; i < f.n; i += chunk) {
     std::vector<int64_t> records;
     for (int64_t j = i; j < std::min(f.n, i + chunk); ++j) records.push_back(j);
-    parts.push_back(m->forward_packed(pack(f, records)));
+    parts.push_back(m->forward_packed_heads(pack(f, records)).select(1, head).unsqueeze(1));
   }
-  return parts.empty() ? torch::zeros({0}) : torch::cat(parts);
+  return parts.empty() ? torch::zeros({0, 1}) : torch::cat(parts);
 }
 
 // Evaluation loss from precomputed scores: the mean over groups (rank) or over
@@ -185,8 +227,9 @@ double loss_of_scores(const torch::Tensor &scores, const Flat &f, TlpLoss loss, 
   double total = 0, weight = 0;
   for (const Batch &b : make_batches(f, loss, batch, nullptr)) {
     const BatchTensors bt = batch_tensors(b);
-    const double l =
-        batch_loss(scores.index_select(0, bt.index), f.y.index_select(0, bt.index), bt, loss).item<double>();
+    const double l = batch_loss(scores.index_select(0, bt.index), f.y.index_select(0, bt.index),
+                                f.labeled.index_select(0, bt.index), bt, loss)
+                         .item<double>();
     const double w = loss == TlpLoss::Rank ? double(bt.groups) : double(bt.records);
     total += l * w;
     weight += w;
@@ -217,21 +260,17 @@ void check_sizes(const TlpNetwork &net, const FeaturizerOptions &fo) {
 
 }  // namespace
 
-TrainResult train_tlp(TlpNetwork &net, const std::vector<TlpTask> &train, const std::vector<TlpTask> &val,
-                      const TrainOptions &o) {
-  const auto start = Clock::now();
-  check_sizes(net, o.featurizer);
-  if (o.batch < 1) throw std::invalid_argument("training batch must be at least 1, got " + std::to_string(o.batch));
-  if (o.threads > 0) torch::set_num_threads(o.threads);
-  const TlpNetworkConfig &cfg = net.config();
-  const Flat tr = flatten(train, cfg, "training");
-  const Flat va = flatten(val, cfg, "validation");
-  if (tr.n == 0) throw std::invalid_argument("no training records: the training split is empty");
+namespace {
 
+// The training loop shared by TLP and MTL-TLP: `tr` has a label column per head,
+// `va` (the tasks `val`) one, scored by head `val_head`.
+TrainResult train_flat(TlpNetwork &net, const Flat &tr, const Flat &va, const std::vector<TlpTask> &val, int val_head,
+                       const TrainOptions &o, Clock::time_point start) {
+  if (tr.n == 0) throw std::invalid_argument("no training records: the training split is empty");
   TrainResult result;
   result.train_records = size_t(tr.n);
   result.val_records = size_t(va.n);
-  result.train_tasks = train.size();
+  result.train_tasks = tr.task_range.size();
   result.val_tasks = val.size();
 
   detail::TlpNetModule &m = net.impl().module;
@@ -253,8 +292,9 @@ TrainResult train_tlp(TlpNetwork &net, const std::vector<TlpTask> &train, const 
     int steps = 0;
     for (const Batch &b : make_batches(tr, o.loss, o.batch, &rng)) {
       const BatchTensors bt = batch_tensors(b);
-      const torch::Tensor scores = m->forward_packed(pack(tr, bt.records_in_order));
-      const torch::Tensor loss = batch_loss(scores, tr.y.index_select(0, bt.index), bt, o.loss);
+      const torch::Tensor scores = m->forward_packed_heads(pack(tr, bt.records_in_order));
+      const torch::Tensor loss =
+          batch_loss(scores, tr.y.index_select(0, bt.index), tr.labeled.index_select(0, bt.index), bt, o.loss);
       adam.zero_grad();
       loss.backward();
       if (o.grad_clip > 0) torch::nn::utils::clip_grad_norm_(m->parameters(), o.grad_clip);
@@ -268,7 +308,7 @@ TrainResult train_tlp(TlpNetwork &net, const std::vector<TlpTask> &train, const 
     rep.epoch = epoch;
     rep.train_loss = steps ? sum / steps : 0.0;
     if (va.n > 0) {
-      const torch::Tensor s = score_all(m, va);
+      const torch::Tensor s = score_all(m, va, val_head);
       rep.val_loss = loss_of_scores(s, va, o.loss, o.batch);
       const std::vector<TopkTask> tk = topk_tasks(s, va, val, {});
       rep.val_top1 = topk_score(tk, 1);
@@ -301,6 +341,35 @@ TrainResult train_tlp(TlpNetwork &net, const std::vector<TlpTask> &train, const 
   net.impl().weights_changed();
   result.wall_seconds = since(start);
   return result;
+}
+
+void check_options(const TlpNetwork &net, const TrainOptions &o) {
+  check_sizes(net, o.featurizer);
+  if (o.batch < 1) throw std::invalid_argument("training batch must be at least 1, got " + std::to_string(o.batch));
+  if (o.threads > 0) torch::set_num_threads(o.threads);
+}
+
+}  // namespace
+
+TrainResult train_tlp(TlpNetwork &net, const std::vector<TlpTask> &train, const std::vector<TlpTask> &val,
+                      const TrainOptions &o) {
+  const auto start = Clock::now();
+  check_options(net, o);
+  if (net.config().output_heads != 1)
+    throw std::invalid_argument("a network with several output heads trains on MTL tasks (train_mtl)");
+  return train_flat(net, flatten(train, net.config(), "training"), flatten(val, net.config(), "validation"), val, 0, o,
+                    start);
+}
+
+TrainResult train_mtl(TlpNetwork &net, const std::vector<MtlTask> &train, const std::vector<TlpTask> &val,
+                      int val_head, const TrainOptions &o) {
+  const auto start = Clock::now();
+  check_options(net, o);
+  if (val_head < 0 || val_head >= net.config().output_heads)
+    throw std::invalid_argument("validation head " + std::to_string(val_head) + " of a network with " +
+                                std::to_string(net.config().output_heads) + " heads");
+  return train_flat(net, flatten(train, net.config(), "training"), flatten(val, net.config(), "validation"), val,
+                    val_head, o, start);
 }
 
 double evaluate_loss(TlpNetwork &net, const std::vector<TlpTask> &tasks, TlpLoss loss, int batch) {

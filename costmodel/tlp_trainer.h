@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "costmodel/mtl_dataset.h"
 #include "costmodel/tlp_dataset.h"
 #include "costmodel/tlp_featurizer.h"
 #include "costmodel/tlp_network.h"
@@ -72,6 +73,15 @@ TlpNetworkConfig network_config(const TrainOptions &options);
 // std::invalid_argument when there is nothing to train on or the sizes differ.
 TrainResult train_tlp(TlpNetwork &net, const std::vector<TlpTask> &train, const std::vector<TlpTask> &val,
                       const TrainOptions &options);
+
+// MTL-TLP: trains a network with one head per platform (output_heads) on tasks
+// whose records carry a label for the platforms they were measured on; each
+// head's LambdaRank (or MSE) sees only its labeled records, and the heads' losses
+// are summed. Validation (the kept weights, early stopping) is on `val`, tasks of
+// one platform scored by head `val_head`. Throws std::invalid_argument as
+// train_tlp does, and when the tasks' platform count is not the head count.
+TrainResult train_mtl(TlpNetwork &net, const std::vector<MtlTask> &train, const std::vector<TlpTask> &val,
+                      int val_head, const TrainOptions &options);
 
 // The loss of `net` on featurized tasks, grouped as in training (no gradients).
 double evaluate_loss(TlpNetwork &net, const std::vector<TlpTask> &tasks, TlpLoss loss, int batch = 1024);

@@ -56,6 +56,7 @@ std::vector<std::unique_ptr<Measurer>> make_measurers(const std::vector<TargetPl
     mo.target = g.target;
     mo.threads = g.threads;
     mo.log_path = o.log_path;
+    mo.build_timeout = o.build_timeout;
     mo.run_timeout = o.run_timeout;
     mo.min_seconds = o.min_seconds;
     out.push_back(std::make_unique<Measurer>(mo));
@@ -104,6 +105,7 @@ Command add_collect_command(CLI::App &app) {
   sub->add_option("--seed", c->tune.seed, "Random seed")->capture_default_str();
   sub->add_option("--batch", c->tune.batch, "Candidates built and measured per round")->capture_default_str();
   sub->add_option("--min-seconds", c->tune.min_seconds, "Timed seconds per candidate, at least")->capture_default_str();
+  sub->add_option("--build-timeout", c->tune.build_timeout, "Seconds before a build is abandoned")->capture_default_str();
   sub->add_option("--run-timeout", c->tune.run_timeout, "Seconds before a running candidate is killed")->capture_default_str();
   sub->add_flag("!--no-progress", c->tune.progress, "Do not draw the progress bar");
   cmd.run = [c] {

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "costmodel/model_file.h"
 #include "costmodel/tlp_cost_model.h"
 #include "search/random_model.h"
 
@@ -14,7 +15,9 @@ std::unique_ptr<CostModel> make_cost_model(const std::string &spec, const std::s
     defaults.featurizer.scaling = FeatureScaling::Log;
     return make_untrained_tlp_cost_model(network_config(defaults), defaults.featurizer, platform, {}, seed);
   }
-  auto model = make_tlp_cost_model(spec, "");
+  // An MTL-TLP model predicts with this platform's head (and refuses a platform it has none for).
+  const bool mtl = !read_tlp_model_info(spec).platforms.empty();
+  auto model = make_tlp_cost_model(spec, mtl ? platform : "");
   if (!model->info().platform.empty() && model->info().platform != platform)
     fprintf(stderr, "note: %s was trained on '%s'; this is '%s' (online fine-tuning adapts it)\n", spec.c_str(),
             model->info().platform.c_str(), platform.c_str());

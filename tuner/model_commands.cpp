@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 
 #include "codegen/workload.h"
 #include "costmodel/model_file.h"
@@ -14,6 +15,7 @@
 #include "measure/record_log.h"
 #include "search/network_spec.h"
 #include "tuner/command.h"
+#include "tuner/platform_spec.h"
 
 namespace tlp {
 namespace {
@@ -50,6 +52,40 @@ std::string most_common_platform(const std::vector<MeasureRecord> &records) {
   return best;
 }
 
+std::set<std::string> platforms_of(const std::vector<MeasureRecord> &records) {
+  std::set<std::string> out;
+  for (const auto &r : records) out.insert(r.platform);
+  return out;
+}
+
+// A platform named on the command line: a platform string of the logs, a
+// TARGET@THREADS spec of this machine, or a part of exactly one platform string
+// (e.g. "sse41/threads=2").
+std::string resolve_platform(const std::string &text, const std::set<std::string> &known) {
+  if (known.count(text)) return text;
+  try {
+    const std::string name = parse_platform_spec(text).name();
+    if (known.count(name)) return name;
+  } catch (const std::exception &) {
+  }
+  std::vector<std::string> matches;
+  for (const auto &p : known)
+    if (p.find(text) != std::string::npos) matches.push_back(p);
+  if (matches.size() == 1) return matches[0];
+  std::string list;
+  for (const auto &p : known) list += "\n  " + p;
+  throw std::runtime_error("platform '" + text + "' " + (matches.empty() ? "is not in the logs" : "is ambiguous") +
+                           "; the logs hold records of:" + list);
+}
+
+template <typename Pred>
+std::vector<TlpTask> tasks_where(std::vector<TlpTask> tasks, Pred keep) {
+  std::vector<TlpTask> out;
+  for (auto &t : tasks)
+    if (keep(t)) out.push_back(std::move(t));
+  return out;
+}
+
 std::vector<TopkTask> topk_tasks(TlpNetwork &net, const std::vector<TlpTask> &tasks,
                                  const std::map<std::string, std::string> &groups) {
   std::vector<std::string> names;
@@ -76,6 +112,12 @@ TopkReport random_ranking(std::vector<TopkTask> tasks) {
   return mean;
 }
 
+void print_epoch(const EpochReport &e) {
+  printf("epoch %3d  train %.5f  val %.5f  val top-1 %.4f  top-5 %.4f  %.1f s%s\n", e.epoch, e.train_loss, e.val_loss,
+         e.val_top1, e.val_top5, e.seconds, e.best ? "  *" : "");
+  fflush(stdout);
+}
+
 void print_report(const char *what, const std::vector<TopkTask> &tasks) {
   const TopkReport r = topk_report(tasks);
   const TopkReport floor = random_ranking(tasks);
@@ -95,10 +137,22 @@ Command add_train_command(CLI::App &app) {
     double val_fraction = 0.1;
     std::vector<std::string> test_networks;
     uint64_t seed = 1;
+    std::string platform;             // the platform trained for (TLP) / the target head (MTL)
+    double target_fraction = 1.0;     // share of that platform's records kept for training
+    bool mtl = false;
+    std::vector<std::string> mtl_platforms;  // heads besides the target; empty: every platform in the logs
+    std::string init_from;            // fine-tune from this model
   };
   auto o = std::make_shared<Options>();
   Command c;
-  c.app = app.add_subcommand("train", "Train a TLP cost model on measurement logs (see 'tlptune collect')");
+  c.app = app.add_subcommand("train", "Train a TLP (or MTL-TLP) cost model on measurement logs (see 'tlptune collect')");
+  c.app->footer(
+      "TLP trains on one platform's records (--platform; default: the platform with most records).\n"
+      "MTL-TLP (--mtl) trains one shared network with a head per platform on logs from 'collect --platforms':\n"
+      "  tlptune train --mtl --logs L --platform x86-64-linux-sse41@2 --target-fraction 0.07 --out m.tlpm\n"
+      "keeps only 7% of the target platform's records (per workload; held-out test workloads keep all) and\n"
+      "reports the target head's scores. --target-fraction alone (without --mtl) trains TLP on that share, and\n"
+      "--init-from SOURCE.tlpm fine-tunes another platform's model on it.");
   c.app->add_option("--logs", o->logs, "Logs of measurements (several allowed)")->required();
   c.app->add_option("--out", o->out, "Model file to write")->required();
   c.app->add_option("--arch", o->arch, "Network: attention (the paper's), lstm or transformer")->capture_default_str();
@@ -116,43 +170,104 @@ Command add_train_command(CLI::App &app) {
   c.app->add_option("--val-fraction", o->val_fraction, "Share of workloads held out for validation")->capture_default_str();
   c.app->add_option("--test-network", o->test_networks,
                     "Hold out every operator of these network files for testing (whole workloads, never trained on)");
+  c.app->add_option("--platform", o->platform,
+                    "Platform to train for (MTL: the target head): a platform string of the logs, TARGET@THREADS, "
+                    "or a unique part of one");
+  c.app->add_option("--target-fraction", o->target_fraction,
+                    "Keep only this share of the platform's records (a new machine with little data)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  c.app->add_flag("--mtl", o->mtl, "MTL-TLP: a shared backbone and one head per platform, trained jointly");
+  c.app->add_option("--mtl-platforms", o->mtl_platforms,
+                    "With --mtl: the other platforms given a head (default: every platform in the logs)");
+  c.app->add_option("--init-from", o->init_from,
+                    "Start from this model's weights (fine-tuning; its architecture and featurizer are used)");
   c.app->add_option("--threads", o->threads, "LibTorch threads (0: default)")->capture_default_str();
   c.app->add_option("--seed", o->seed, "Seed of the split, the initial weights and shuffling")->capture_default_str();
   c.run = [o] {
-    const auto records = read_logs(o->logs);
+    std::vector<MeasureRecord> records = read_logs(o->logs);
+    const std::set<std::string> known = platforms_of(records);
+    if (known.empty()) throw std::runtime_error("the logs hold no records: collect some first (tlptune collect)");
+    const std::string target = o->platform.empty() ? most_common_platform(records) : resolve_platform(o->platform, known);
     const auto groups = network_of_workloads(o->test_networks);
-    SplitOptions so;
-    so.val_fraction = o->val_fraction;
-    so.seed = o->seed;
-    for (const auto &[w, n] : groups) so.test_workloads.push_back(w);
+    std::vector<std::string> test_workloads;
+    for (const auto &[w, n] : groups) test_workloads.push_back(w);
+    if (o->target_fraction <= 0) throw std::runtime_error("--target-fraction must be above 0");
+    if (o->target_fraction < 1) records = keep_platform_share(records, target, o->target_fraction, o->seed, test_workloads);
+
+    std::vector<std::string> heads{target};  // head 0 is the target
+    if (o->mtl) {
+      for (const auto &p : o->mtl_platforms.empty() ? std::vector<std::string>(known.begin(), known.end())
+                                                    : o->mtl_platforms) {
+        const std::string name = resolve_platform(p, known);
+        if (std::find(heads.begin(), heads.end(), name) == heads.end()) heads.push_back(name);
+      }
+      if (heads.size() < 2) throw std::runtime_error("--mtl needs records of at least two platforms");
+    }
+
     TrainOptions to;
-    to.arch = tlp_arch_from_name(o->arch);
+    TlpNetworkConfig config;
+    std::unique_ptr<TlpNetwork> net;
+    if (!o->init_from.empty()) {
+      LoadedTlpModel init = load_tlp_model(o->init_from);
+      to.arch = init.info.network.arch;
+      to.featurizer = init.info.featurizer;
+      config = init.info.network;
+      net = std::make_unique<TlpNetwork>(std::move(init.network));
+      if (o->mtl) throw std::runtime_error("--init-from fine-tunes a TLP model; it does not combine with --mtl");
+    } else {
+      to.arch = tlp_arch_from_name(o->arch);
+      to.featurizer.seq_len = o->seq_len;
+      to.featurizer.emb_size = o->emb_size;
+      to.featurizer.scaling = feature_scaling_from_name(o->scaling);
+      config = network_config(to);
+      config.output_heads = int(heads.size());
+      net = std::make_unique<TlpNetwork>(config, o->seed);
+    }
     to.loss = tlp_loss_from_name(o->loss);
     to.epochs = o->epochs;
     to.batch = o->batch;
     to.patience = o->patience;
     to.seed = o->seed;
     to.threads = o->threads;
-    to.featurizer.seq_len = o->seq_len;
-    to.featurizer.emb_size = o->emb_size;
-    to.featurizer.scaling = feature_scaling_from_name(o->scaling);
+
+    SplitOptions so;
+    so.val_fraction = o->val_fraction;
+    so.seed = o->seed;
+    so.test_workloads = test_workloads;
     TlpDataset data = make_tlp_dataset(records, so, to.featurizer);
+    auto on = [](const std::string &platform) { return [platform](const TlpTask &t) { return t.platform == platform; }; };
+    const std::vector<TlpTask> val = tasks_where(data.split.val, on(target));
+    const std::vector<TlpTask> test = tasks_where(data.split.test, on(target));
     printf("records %zu: %zu failed, %zu in tasks too small; %zu tasks kept\n", data.stats.records,
            data.stats.failed_records, data.stats.small_task_records, data.stats.tasks);
-    printf("split by workload: %zu train, %zu validation, %zu test tasks\n", data.split.train.size(),
-           data.split.val.size(), data.split.test.size());
-    if (data.split.train.empty()) throw std::runtime_error("no training tasks: collect more data (tlptune collect)");
-    to.on_epoch = [](const EpochReport &e) {
-      printf("epoch %3d  train %.5f  val %.5f  val top-1 %.4f  top-5 %.4f  %.1f s%s\n", e.epoch, e.train_loss,
-             e.val_loss, e.val_top1, e.val_top5, e.seconds, e.best ? "  *" : "");
-      fflush(stdout);
-    };
-    TlpNetwork net(network_config(to), o->seed);
-    TrainResult tr = train_tlp(net, data.split.train, data.split.val, to);
+    printf("platform %s%s\n", target.c_str(),
+           o->target_fraction < 1 ? (", keeping " + std::to_string(o->target_fraction) + " of its records").c_str() : "");
+    TrainResult tr;
+    if (o->mtl) {
+      std::vector<MtlTask> train = merge_platform_tasks(data.split.train, heads);
+      featurize_mtl_tasks(train, to.featurizer);
+      size_t target_labels = 0, all_labels = 0;
+      for (const auto &t : train)
+        for (size_t k = 0; k < heads.size(); ++k) (k == 0 ? target_labels : all_labels) += t.labels_of(k);
+      printf("MTL-TLP, %zu heads: %zu training workloads, %zu target labels, %zu labels of the other platforms\n",
+             heads.size(), train.size(), target_labels, all_labels);
+      printf("split by workload: %zu validation, %zu test tasks of the target\n", val.size(), test.size());
+      if (train.empty()) throw std::runtime_error("no training tasks: collect more data (tlptune collect)");
+      to.on_epoch = print_epoch;
+      tr = train_mtl(*net, train, val, 0, to);
+    } else {
+      const std::vector<TlpTask> train = tasks_where(data.split.train, on(target));
+      printf("split by workload: %zu train, %zu validation, %zu test tasks\n", train.size(), val.size(), test.size());
+      if (train.empty()) throw std::runtime_error("no training tasks: collect more data (tlptune collect)");
+      to.on_epoch = print_epoch;
+      tr = train_tlp(*net, train, val, to);
+    }
     TlpModelInfo info;
-    info.network = net.config();
+    info.network = net->config();
     info.featurizer = to.featurizer;
-    info.platform = most_common_platform(records);
+    info.platform = target;
+    if (o->mtl) info.platforms = heads;
     info.training.records = int64_t(tr.train_records);
     info.training.tasks = int64_t(tr.train_tasks);
     info.training.created = utc_now();
@@ -161,10 +276,13 @@ Command add_train_command(CLI::App &app) {
     info.training.best_epoch = tr.best_epoch;
     info.training.best_val_loss = tr.best_val_loss;
     info.training.seconds = tr.wall_seconds;
-    save_tlp_model(o->out, net, info);
-    printf("wrote %s (%s, best epoch %d of %zu, %.1f s)\n", o->out.c_str(), tlp_arch_name(net.config().arch),
-           tr.best_epoch, tr.history.size(), tr.wall_seconds);
-    if (!data.split.test.empty()) print_report("held-out test", topk_tasks(net, data.split.test, groups));
+    save_tlp_model(o->out, *net, info);
+    printf("wrote %s (%s%s, best epoch %d of %zu, %.1f s)\n", o->out.c_str(), tlp_arch_name(net->config().arch),
+           o->mtl ? ", MTL-TLP" : "", tr.best_epoch, tr.history.size(), tr.wall_seconds);
+    if (!test.empty()) {
+      TlpNetwork target_net = net->single_head(0);
+      print_report("held-out test", topk_tasks(target_net, test, groups));
+    }
     return kExitOk;
   };
   return c;
@@ -175,23 +293,33 @@ Command add_eval_command(CLI::App &app) {
     std::string model;
     std::vector<std::string> logs;
     std::vector<std::string> networks;
+    std::string platform;
   };
   auto o = std::make_shared<Options>();
   Command c;
   c.app = app.add_subcommand("eval", "Top-1 and top-5 scores of a cost model on the tasks of some logs");
+  c.app->add_option("--platform", o->platform,
+                    "Rank this platform's records (default: the model's platform; an MTL-TLP model uses its head)");
   c.app->add_option("--model", o->model, "A model file written by 'tlptune train'")->required();
   c.app->add_option("--logs", o->logs, "Logs of measurements to rank (several allowed)")->required();
   c.app->add_option("--network", o->networks, "Network files: scores per network and task weights from them");
   c.run = [o] {
-    LoadedTlpModel m = load_tlp_model(o->model);
+    const TlpModelInfo info = read_tlp_model_info(o->model);
     const auto records = read_logs(o->logs);
-    std::vector<TlpTask> tasks = build_tasks(records);
+    const std::set<std::string> known = platforms_of(records);
+    const std::string platform = o->platform.empty() ? info.platform : resolve_platform(o->platform, known);
+    // A TLP model may rank another platform's records (how well it transfers); an
+    // MTL-TLP model is loaded with that platform's head.
+    LoadedTlpModel m = load_tlp_model(o->model, info.platforms.empty() ? "" : platform);
+    std::vector<TlpTask> tasks =
+        tasks_where(build_tasks(records), [&](const TlpTask &t) { return t.platform == platform; });
+    if (tasks.empty()) throw std::runtime_error("the logs hold no tasks of platform '" + platform + "' to rank");
     featurize_tasks(tasks, m.info.featurizer);
     const auto groups = network_of_workloads(o->networks);
     std::vector<TopkTask> tk = topk_tasks(m.network, tasks, groups);
-    printf("model %s (%s, trained on %lld records for %s)\n%zu tasks\n", o->model.c_str(),
-           tlp_arch_name(m.info.network.arch), (long long)m.info.training.records, m.info.platform.c_str(),
-           tasks.size());
+    printf("model %s (%s, trained on %lld records for %s)\n%zu tasks of %s\n", o->model.c_str(),
+           tlp_arch_name(m.info.network.arch), (long long)m.info.training.records, info.platform.c_str(),
+           tasks.size(), platform.c_str());
     print_report("all tasks", tk);
     return kExitOk;
   };

@@ -9,6 +9,7 @@
 
 #include "tuner/command.h"
 #include "tuner/interrupt.h"
+#include "tuner/platform_spec.h"
 #include "tuner/tuning_session.h"
 
 namespace tlp {
@@ -62,8 +63,9 @@ Command add_tune_command(CLI::App &app) {
   sub->add_option("--network", *network,
                   "Tune every operator of a network file (see examples/networks/) within --trials in all")
       ->excludes(op_opt);
-  sub->add_option("--target", o->target, "Compile target: host, or a Halide target string such as x86-64-linux-avx2")
-      ->capture_default_str();
+  auto *target_opt =
+      sub->add_option("--target", o->target, "Compile target: host, or a Halide target string such as x86-64-linux-avx2")
+          ->capture_default_str();
   sub->add_option("--trials", o->trials, "How many candidates to measure in all")->capture_default_str()->check(CLI::PositiveNumber);
   sub->add_option("--policy", o->policy, "Search policy: random (no model) or evolutionary (guided by --model)")
       ->capture_default_str();
@@ -78,10 +80,17 @@ Command add_tune_command(CLI::App &app) {
   sub->add_option("--json", *json_path, "Also write the summary as JSON to this file");
   sub->add_option("--seed", o->seed, "Random seed of the search")->capture_default_str();
   sub->add_option("--batch", o->batch, "Candidates built and measured per round")->capture_default_str()->check(CLI::PositiveNumber);
-  sub->add_option("--threads", o->threads,
-                  "Threads a kernel runs with (0: every hardware thread); part of the platform records name")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+  auto platform = std::make_shared<std::string>();
+  auto *platform_opt = sub->add_option(
+      "--platform", *platform,
+      "Platform to tune for, TARGET@THREADS (e.g. x86-64-linux-sse41@1): sets --target and --threads, and picks an "
+      "MTL-TLP model's head");
+  auto *threads_opt = sub->add_option("--threads", o->threads,
+                                      "Threads a kernel runs with (0: every hardware thread); part of the platform "
+                                      "records name")
+                          ->capture_default_str()
+                          ->check(CLI::NonNegativeNumber);
+  platform_opt->excludes(target_opt)->excludes(threads_opt);
   sub->add_option("--build-workers", o->build_workers, "Parallel build processes (0: one per core)")->capture_default_str();
   sub->add_option("--build-timeout", o->build_timeout, "Seconds before a build is abandoned")->capture_default_str();
   sub->add_option("--run-timeout", o->run_timeout, "Seconds before a running candidate is killed")->capture_default_str();
@@ -89,7 +98,12 @@ Command add_tune_command(CLI::App &app) {
   sub->add_option("--min-seconds", o->min_seconds, "Timed seconds per candidate, at least")->capture_default_str();
   sub->add_option("--work-dir", o->work_dir, "Keep build artifacts here (default: a temporary folder, removed at the end)");
   sub->add_flag("!--no-progress", o->progress, "Do not draw the progress bar");
-  c.run = [o, json_path, network] {
+  c.run = [o, json_path, network, platform] {
+    if (!platform->empty()) {
+      const PlatformSpec p = parse_platform_spec(*platform);
+      o->target = p.target;
+      o->threads = p.threads;
+    }
     const std::atomic<bool> &stop = stop_on_interrupt();
     nlohmann::json summary;
     bool interrupted = false;
