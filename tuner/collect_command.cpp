@@ -134,9 +134,15 @@ Command add_collect_command(CLI::App &app) {
     auto remember = [&](const MeasureRecord &r) {
       known.runs.insert(Measurer::run_key(r.platform, r.workload_key, r.schedule));
     };
-    // The first platform's schedules, on every other platform, skipping runs already logged.
+    // The first platform's schedules, on every other platform, skipping runs
+    // already logged; in batches, so that Ctrl-C is never far away.
     auto on_other_platforms = [&](TaskTuner &t, const std::vector<Schedule> &schedules) {
-      for (auto &m : measurers) m->measure(t.op(), schedules, stop, remember, &known.runs);
+      const size_t batch = size_t(std::max(1, c->tune.batch));
+      for (size_t i = 0; i < schedules.size() && !stop; i += batch) {
+        const std::vector<Schedule> part(schedules.begin() + long(i),
+                                         schedules.begin() + long(std::min(schedules.size(), i + batch)));
+        for (auto &m : measurers) m->measure(t.op(), part, stop, remember, &known.runs);
+      }
     };
     for (auto &t : tasks) {
       on_other_platforms(*t, known.on_first_platform[t->summary().workload]);  // what a stop left behind

@@ -1,0 +1,100 @@
+// tlptune train / eval / tune with models, as users run them: MTL-TLP trained on
+// a log of two platforms, evaluated on its target head, and used by tune through
+// the head of the platform tuned for; clear errors for platforms a log or a
+// model does not have.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "costmodel/model_file.h"
+#include "measure/measure_record.h"
+#include "tests/costmodel/costmodel_fixtures.h"
+#include "tests/tuner/cli_test_util.h"
+#include "tuner/platform_spec.h"
+
+namespace {
+
+using tlp::testing::CliRun;
+using tlp::testing::TempDir;
+using tlp::testing::tlptune;
+
+const char *kOther = "cpu/elsewhere/x86-64-linux-sse41/threads=1";
+
+// This machine's one-thread host platform: tune can run for it.
+std::string here() { return tlp::parse_platform_spec("host@1").name(); }
+
+// Synthetic measurements of 12 workloads on two platforms that rank differently.
+void write_two_platform_log(const std::string &path) {
+  std::mt19937_64 rng(5);
+  std::ofstream f(path);
+  for (int w = 0; w < 12; ++w)
+    for (int i = 0; i < 16; ++i) {
+      int inner = 1;
+      const tlp::Schedule s = tlp::testing::synthetic_schedule(rng, &inner);
+      const std::string key = "matmul:M=" + std::to_string(64 + w) + ",N=64,K=64";
+      const double l = std::log2(double(inner));
+      f << tlp::testing::make_record(key, here(), s, 1.0 + std::fabs(l - 4)).to_line() << "\n";
+      f << tlp::testing::make_record(key, kOther, s, 1.0 + std::fabs(l - 1)).to_line() << "\n";
+    }
+}
+
+const char *kQuick = " --epochs 2 --batch 32 --seq-len 4 --threads 1 ";
+
+TEST(ModelCommands, MtlTrainsOnTwoPlatformsAndEvaluatesItsTargetHead) {
+  TempDir d;
+  const std::string log = d / "two.jsonl", model = d / "mtl.tlpm";
+  write_two_platform_log(log);
+  CliRun train = tlptune("train --mtl --logs " + log + " --out " + model + kQuick +
+                         "--platform elsewhere --target-fraction 0.25");
+  ASSERT_EQ(train.code, 0) << train.output;
+  EXPECT_NE(train.output.find("MTL-TLP, 2 heads"), std::string::npos) << train.output;
+  const tlp::TlpModelInfo info = tlp::read_tlp_model_info(model);
+  EXPECT_EQ(info.platforms, (std::vector<std::string>{kOther, here()})) << "head 0 is the target";
+
+  CliRun eval = tlptune("eval --model " + model + " --logs " + log);
+  ASSERT_EQ(eval.code, 0) << eval.output;
+  EXPECT_NE(eval.output.find("12 tasks of " + std::string(kOther)), std::string::npos) << eval.output;
+  EXPECT_NE(eval.output.find("top-1"), std::string::npos);
+  CliRun other_head = tlptune("eval --model " + model + " --logs " + log + " --platform host@1");
+  ASSERT_EQ(other_head.code, 0) << other_head.output;
+  EXPECT_NE(other_head.output.find("12 tasks of " + here()), std::string::npos) << other_head.output;
+
+  CliRun unknown = tlptune("eval --model " + model + " --logs " + log + " --platform neon");
+  EXPECT_NE(unknown.code, 0);
+  EXPECT_NE(unknown.output.find("platform 'neon' is not in the logs"), std::string::npos) << unknown.output;
+  EXPECT_NE(unknown.output.find(kOther), std::string::npos) << "the error lists the platforms there are";
+}
+
+TEST(ModelCommands, TuneUsesTheHeadOfThePlatformItTunesFor) {
+  TempDir d;
+  const std::string log = d / "two.jsonl", model = d / "mtl.tlpm";
+  write_two_platform_log(log);
+  ASSERT_EQ(tlptune("train --mtl --logs " + log + " --out " + model + kQuick + "--platform elsewhere").code, 0);
+  const std::string tune = "tune --op matmul:M=32,N=32,K=16 --trials 2 --batch 2 --population 16 --generations 1 "
+                           "--min-seconds 0.005 --no-progress --policy evolutionary --model " + model;
+  CliRun ok = tlptune(tune + " --platform host@1 --log " + (d / "t.jsonl"));
+  ASSERT_EQ(ok.code, 0) << ok.output;
+  CliRun no_head = tlptune(tune + " --platform x86-64-linux-sse41@1 --log " + (d / "u.jsonl"));
+  EXPECT_NE(no_head.code, 0) << no_head.output;
+  EXPECT_NE(no_head.output.find("has no head for platform"), std::string::npos) << no_head.output;
+}
+
+TEST(ModelCommands, TrainFineTunesAnotherPlatformsModelOnTheTargetsShare) {
+  TempDir d;
+  const std::string log = d / "two.jsonl";
+  write_two_platform_log(log);
+  ASSERT_EQ(tlptune("train --logs " + log + " --out " + (d / "src.tlpm") + kQuick + "--platform host@1").code, 0);
+  CliRun ft = tlptune("train --logs " + log + " --out " + (d / "ft.tlpm") + kQuick +
+                      "--platform elsewhere --target-fraction 0.25 --init-from " + (d / "src.tlpm"));
+  ASSERT_EQ(ft.code, 0) << ft.output;
+  EXPECT_EQ(tlp::read_tlp_model_info(d / "ft.tlpm").platform, kOther);
+  CliRun mtl_init = tlptune("train --mtl --logs " + log + " --out " + (d / "x.tlpm") + kQuick +
+                            "--platform elsewhere --init-from " + (d / "src.tlpm"));
+  EXPECT_NE(mtl_init.code, 0);
+  EXPECT_NE(mtl_init.output.find("--init-from"), std::string::npos) << mtl_init.output;
+}
+
+}  // namespace
