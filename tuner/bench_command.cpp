@@ -11,6 +11,8 @@
 #include "tuner/bench_session.h"
 #include "tuner/command.h"
 #include "tuner/interrupt.h"
+#include "tuner/name_list.h"
+#include "tuner/platform_spec.h"
 
 namespace tlp {
 namespace {
@@ -26,8 +28,10 @@ std::string command_line(const BenchOptions &o, const CheckOptions &c) {
   std::string s = "tlptune bench --suite " + o.suite + " --policies " + o.policies + " --trials " +
                   std::to_string(o.trials) + " --seeds " + std::to_string(o.seeds) + " --out " + o.out_dir;
   if (!o.peers.empty()) s += " --peers " + o.peers;
-  if (o.policies.find("tlp") != std::string::npos) s += " --model " + o.model;
-  if (o.target != "host") s += " --target " + o.target;
+  for (const std::string &p : split_name_list(o.policies))
+    if (p == "tlp") s += " --model " + o.model;
+  if (o.threads > 0) s += " --platform " + o.target + "@" + std::to_string(o.threads);
+  else if (o.target != "host") s += " --target " + o.target;
   if (!c.baseline_path.empty()) s += " --check " + c.baseline_path + (c.update ? " --update-baseline" : "");
   return s;
 }
@@ -95,7 +99,7 @@ Command add_bench_command(CLI::App &app) {
   sub->add_option("--suites-dir", o->suites_dir, "Where suite names are looked up (default: examples/suites)");
   sub->add_option("--policies", o->policies,
                   "Comma-separated: random, evolutionary (model learns nothing), tlp (pretrained --model), "
-                  "tlp-online (model trained from scratch)")
+                  "tlp-online (model trained from scratch), LABEL=MODEL_FILE (guided by that model)")
       ->capture_default_str();
   sub->add_option("--trials", o->trials, "Trials per run (a suite entry may set its own)")
       ->capture_default_str()
@@ -109,7 +113,12 @@ Command add_bench_command(CLI::App &app) {
                   "Also measure these peers on every operator: adams2019, mullapudi2016, li2018, openblas, onednn")
       ->capture_default_str();
   sub->add_option("--model", o->model, "The TLP model file of the tlp policy")->capture_default_str();
-  sub->add_option("--target", o->target, "Compile target")->capture_default_str();
+  auto *target_opt = sub->add_option("--target", o->target, "Compile target")->capture_default_str();
+  auto platform = std::make_shared<std::string>();
+  sub->add_option("--platform", *platform,
+                  "Platform to tune for, TARGET@THREADS (e.g. x86-64-linux-sse41@2): sets the target and the threads "
+                  "kernels run with; an MTL-TLP model uses its head")
+      ->excludes(target_opt);
   sub->add_option("--min-seconds", o->min_seconds, "Timed seconds per candidate, at least")->capture_default_str();
   sub->add_option("--check", c->baseline_path,
                   "CI mode: compare best GFLOP/s and trials-to-target of every policy and operator with this "
@@ -123,7 +132,12 @@ Command add_bench_command(CLI::App &app) {
       ->check(CLI::Range(0.01, 1.0));
   sub->add_flag("--update-baseline", c->update, "With --check: write this run's figures to the baseline file instead");
   sub->add_flag("!--no-progress", o->progress, "Do not draw progress bars");
-  cmd.run = [o, c, json_path] {
+  cmd.run = [o, c, json_path, platform] {
+    if (!platform->empty()) {
+      const PlatformSpec p = parse_platform_spec(*platform);
+      o->target = p.target;
+      o->threads = p.threads;
+    }
     if (c->update && c->baseline_path.empty())
       throw std::runtime_error("--update-baseline needs --check FILE: the file to write the baseline to");
     if (!c->baseline_path.empty() && !c->update) read_baseline(c->baseline_path);  // fail before hours of tuning

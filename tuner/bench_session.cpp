@@ -131,6 +131,7 @@ PolicyResult run_once(const BenchOptions &o, const RunPlan &plan, const std::ato
   TuneOptions t;
   t.op_spec = plan.op.op;
   t.target = o.target;
+  t.threads = o.threads;
   t.trials = plan.trials;
   t.policy = plan.policy.policy;
   t.model = plan.policy.model;
@@ -232,13 +233,21 @@ BenchSuite checked_suite(const BenchOptions &o) {
 std::vector<BenchPolicy> parse_bench_policies(const std::string &csv, const std::string &tlp_model) {
   std::vector<BenchPolicy> out;
   for (const std::string &name : split_name_list(csv)) {
+    const size_t eq = name.find('=');
+    if (eq != std::string::npos) {  // LABEL=MODEL: the evolutionary search guided by that model file
+      if (eq == 0 || eq + 1 == name.size())
+        throw std::runtime_error("policy '" + name + "': write LABEL=MODEL_FILE, e.g. mtl=models/mtl.tlpm");
+      out.push_back({name.substr(0, eq), "evolutionary", name.substr(eq + 1)});
+      continue;
+    }
     const KnownPolicy *known = nullptr;
     for (const KnownPolicy &k : kPolicies)
       if (name == k.name) known = &k;
     if (!known) {
       std::string list;
       for (const KnownPolicy &k : kPolicies) list += std::string("\n  ") + k.name + ": " + k.what;
-      throw std::runtime_error("unknown policy '" + name + "'; the known ones are:" + list);
+      throw std::runtime_error("unknown policy '" + name + "'; the known ones are:" + list +
+                               "\n  LABEL=MODEL_FILE: the evolutionary search guided by that model");
     }
     out.push_back({known->name, known->policy, *known->model ? known->model : tlp_model});
   }

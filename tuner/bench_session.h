@@ -29,6 +29,7 @@ struct BenchPolicy {
 };
 
 // "random,tlp" -> the policies; `tlp_model` is the model file the tlp policy uses.
+// "LABEL=FILE" is the evolutionary search guided by the model FILE, named LABEL.
 // Throws std::runtime_error naming an unknown policy and the known ones.
 std::vector<BenchPolicy> parse_bench_policies(const std::string &csv, const std::string &tlp_model);
 
@@ -42,6 +43,7 @@ struct BenchOptions {
   std::string out_dir;          // required
   std::string peers;            // comma-separated peer names; empty: none
   std::string target = "host";
+  int threads = 0;              // kernel threads (0: every hardware thread)
   double min_seconds = 0.1;     // timed seconds per candidate
   bool progress = true;
 };

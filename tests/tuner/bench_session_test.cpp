@@ -26,6 +26,17 @@ TEST(BenchPolicies, NamesMapToPolicyAndModel) {
   EXPECT_EQ(p[2].model, "none");
 }
 
+TEST(BenchPolicies, LabelEqualsFileIsTheSearchGuidedByThatModel) {
+  const auto p = parse_bench_policies("random,mtl=models/mtl.tlpm,tlp7=/tmp/a=b.tlpm", "m.tlpm");
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_EQ(p[1].name, "mtl");
+  EXPECT_EQ(p[1].policy, "evolutionary");
+  EXPECT_EQ(p[1].model, "models/mtl.tlpm");
+  EXPECT_EQ(p[2].model, "/tmp/a=b.tlpm");
+  EXPECT_THROW(parse_bench_policies("=m.tlpm", "m.tlpm"), std::runtime_error);
+  EXPECT_THROW(parse_bench_policies("mtl=", "m.tlpm"), std::runtime_error);
+}
+
 TEST(BenchPolicies, UnknownNameListsTheKnownOnes) {
   try {
     parse_bench_policies("random,ansor", "m.tlpm");
