@@ -16,6 +16,7 @@
 #include "codegen/operator.h"
 #include "codegen/target.h"
 #include "measure/measure_error.h"
+#include "measure/ptxas.h"
 
 namespace {
 
@@ -42,10 +43,17 @@ nlohmann::json build(const nlohmann::json &job, std::map<std::string, CachedOp> 
   tlp::LoweredKernel k = tlp::lower_schedule(*it->second.op, it->second.dag, schedule, target);
   const std::string object = (fs::path(dir) / "kernel.o").string();
   const std::string library = (fs::path(dir) / "kernel.so").string();
-  tlp::compile_kernel_object(k, target, object, entry);
+  nlohmann::json reply = {{"error", "none"}, {"artifact", library}};
+  if (target.has_gpu_feature()) {
+    // Validated here, on a machine without a GPU: ptxas accepts the PTX for the capability.
+    const std::string ptx = tlp::compile_kernel_object_with_ptx(k, target, object, entry);
+    reply["ptxas"] = tlp::validate_ptx(ptx, tlp::cuda_capability(target), dir).to_json();
+  } else {
+    tlp::compile_kernel_object(k, target, object, entry);
+  }
   tlp::link_shared_library({object, job.at("runtime").get<std::string>()}, library);
   fs::remove(object);
-  return {{"error", "none"}, {"artifact", library}};
+  return reply;
 }
 
 }  // namespace

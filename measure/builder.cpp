@@ -36,6 +36,7 @@ BuildResult parse_build_reply(const std::string &line, long long expected_id) {
     r.error = measure_error_from_name(j.at("error").get<std::string>());
     r.message = j.value("message", "");
     r.artifact = j.value("artifact", "");
+    if (j.contains("ptxas")) r.ptxas = PtxasReport::from_json(j.at("ptxas"));
   } catch (const std::exception &e) {
     r.error = MeasureError::Unknown;
     r.message = std::string("malformed reply from the build worker (") + e.what() + "): " + line.substr(0, 200);

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "measure/measure_error.h"
+#include "measure/ptxas.h"
 #include "measure/worker_process.h"
 #include "search/schedule.h"
 
@@ -26,6 +28,7 @@ struct BuildResult {
   std::string message;
   std::string artifact;  // DIR/kernel.so on success
   double seconds = 0;    // wall time of the job as seen by the parent
+  std::optional<PtxasReport> ptxas;  // GPU targets: what ptxas reported
 };
 
 struct BuilderOptions {

@@ -6,10 +6,10 @@ namespace tlp {
 
 namespace {
 
-// Indexed by the enum's value; the enum is dense from 0 to 7.
+// Indexed by the enum's value; the enum is dense from 0 to 9.
 constexpr const char *kNames[] = {
-    "none",          "invalid_schedule", "compile_error", "build_timeout",
-    "runtime_error", "wrong_answer",     "run_timeout",   "unknown",
+    "none",          "invalid_schedule", "compile_error", "build_timeout", "runtime_error",
+    "wrong_answer",  "run_timeout",      "unknown",       "launch_limit",  "not_run",
 };
 constexpr int kNumErrors = sizeof(kNames) / sizeof(kNames[0]);
 
@@ -28,7 +28,7 @@ MeasureError measure_error_from_name(const std::string &name) {
   throw std::runtime_error("unknown measure error name '" + name +
                            "' (expected none, invalid_schedule, compile_error, "
                            "build_timeout, runtime_error, wrong_answer, "
-                           "run_timeout or unknown)");
+                           "run_timeout, unknown, launch_limit or not_run)");
 }
 
 }  // namespace tlp

@@ -15,10 +15,12 @@ enum class MeasureError {
   WrongAnswer = 5,      // the kernel ran but its output differs from the reference
   RunTimeout = 6,       // the runner ran past its time limit
   Unknown = 7,          // anything else (e.g. a malformed reply from the runner)
+  LaunchLimit = 8,      // a GPU kernel over the device's limits (threads, registers, shared memory)
+  NotRun = 9,           // built and validated only (tune --build-only); never logged
 };
 
 // "none", "invalid_schedule", "compile_error", "build_timeout", "runtime_error",
-// "wrong_answer", "run_timeout", "unknown".
+// "wrong_answer", "run_timeout", "unknown", "launch_limit", "not_run".
 const char *measure_error_name(MeasureError e);
 
 // The inverse of measure_error_name; throws std::runtime_error on an unknown name.

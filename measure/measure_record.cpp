@@ -78,6 +78,7 @@ json MeasureRecord::to_json() const {
   j["build_s"] = build_seconds;
   j["run_s"] = run_seconds;
   j["time"] = timestamp;
+  if (ptxas) j["ptxas"] = ptxas->to_json();
   return j;
 }
 
@@ -92,6 +93,7 @@ std::string MeasureRecord::to_line() const {
     line += ":";
     line += j.at(key).dump(-1, ' ', false, json::error_handler_t::replace);
   }
+  if (ptxas) line += ",\"ptxas\":" + j.at("ptxas").dump();  // optional, last
   line += "}";
   return line;
 }
@@ -126,6 +128,7 @@ MeasureRecord MeasureRecord::from_json(const json &j) {
   r.build_seconds = number_field(j, "build_s");
   r.run_seconds = number_field(j, "run_s");
   r.timestamp = number_field(j, "time");
+  if (const auto it = j.find("ptxas"); it != j.end() && it->is_object()) r.ptxas = PtxasReport::from_json(*it);
   return r;
 }
 

@@ -6,8 +6,10 @@
 //   {"v":1,"workload":"matmul:M=512,N=512,K=512","target":"...","platform":"...",
 //    "schedule":[...steps...],"costs":[...],"median":0.001,"error":"none",
 //    "message":"","build_s":0.3,"run_s":0.2,"time":1764470000.5}
+// GPU records add "ptxas":{...} last: what ptxas reported of the kernels.
 #pragma once
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -15,6 +17,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "measure/measure_error.h"
+#include "measure/ptxas.h"
 #include "search/schedule.h"
 
 namespace tlp {
@@ -39,6 +42,7 @@ struct MeasureRecord {
   double build_seconds = 0;
   double run_seconds = 0;
   double timestamp = 0;  // unix seconds
+  std::optional<PtxasReport> ptxas;  // GPU kernels: registers, spills (from the build)
   int version = kRecordFormatVersion;
 
   // A usable measurement: no error and at least one cost.

@@ -18,12 +18,12 @@ namespace fs = std::filesystem;
 }  // namespace
 
 Measurer::Measurer(MeasurerOptions o) : o_(std::move(o)) {
-  if (o_.threads.empty()) o_.threads.push_back(hardware_threads());
+  if (o_.threads.empty()) o_.threads.push_back(o_.build_only ? 1 : hardware_threads());
   for (int t : o_.threads) {
     if (t < 1) throw std::runtime_error("a thread count must be at least 1, got " + std::to_string(t));
     platforms_.push_back(cpu_platform(o_.target, t));
   }
-  log_ = std::make_unique<RecordLog>(o_.log_path);  // refuses a bad log before any work
+  if (!o_.build_only) log_ = std::make_unique<RecordLog>(o_.log_path);  // refuses a bad log before any work
   work_ = std::make_unique<WorkDir>(o_.work_dir);
   const std::string runtime = (fs::path(work_->path()) / "halide_runtime.o").string();
   compile_runtime_object(parse_target(o_.target), runtime);
@@ -33,6 +33,7 @@ Measurer::Measurer(MeasurerOptions o) : o_(std::move(o)) {
   bo.runtime_object = runtime;
   bo.stderr_path = (fs::path(work_->path()) / "build-worker.log").string();
   builder_ = std::make_unique<Builder>(bo);
+  if (o_.build_only) return;
   runner_ = std::make_unique<RunnerClient>(std::vector<std::string>{RunnerClient::default_runner_path()},
                                            (fs::path(work_->path()) / "runner.log").string());
 }
@@ -73,7 +74,7 @@ std::vector<MeasureRecord> Measurer::measure(const Operator &op, const std::vect
     wanted.push_back(std::move(w));
   }
   if (schedules.empty()) return {};
-  const std::string data = task_dir(op);
+  const std::string data = o_.build_only ? std::string() : task_dir(op);
   std::vector<BuildJob> jobs;
   for (size_t i = 0; i < schedules.size(); ++i) {
     const std::string dir = (fs::path(work_->path()) / ("b" + std::to_string(batches_) + "_" + std::to_string(i))).string();
@@ -95,7 +96,10 @@ std::vector<MeasureRecord> Measurer::measure(const Operator &op, const std::vect
       rec.build_seconds = built[i].seconds;
       rec.error = built[i].error;
       rec.error_message = built[i].message;
-      if (built[i].error == MeasureError::None) {
+      rec.ptxas = built[i].ptxas;
+      if (built[i].error == MeasureError::None && o_.build_only) {
+        rec.error = MeasureError::NotRun;
+      } else if (built[i].error == MeasureError::None) {
         RunJob job;
         job.artifact = built[i].artifact;
         job.entry = Builder::kEntryPoint;
@@ -113,8 +117,10 @@ std::vector<MeasureRecord> Measurer::measure(const Operator &op, const std::vect
         rec.run_seconds = run.seconds_taken;
       }
       rec.timestamp = unix_seconds();
-      log_->append(rec);
-      ++logged_;
+      if (log_) {
+        log_->append(rec);
+        ++logged_;
+      }
       on_record(rec);
       out.push_back(std::move(rec));
     }

@@ -25,6 +25,9 @@ struct MeasurerOptions {
   // platform, see measure/platform.h): one build serves several platforms.
   // Empty: one run with every hardware thread.
   std::vector<int> threads;
+  // Build (and, for GPUs, validate with ptxas) without running: records come
+  // back with NotRun and are not logged. For a target this machine cannot run.
+  bool build_only = false;
   std::string log_path;
   std::string work_dir;     // empty: a temporary folder removed at the end
   int build_workers = 0;    // 0: one per core

@@ -67,6 +67,10 @@ int TaskTuner::round(Measurer &m, int n, const std::atomic<bool> &stop, const st
   std::vector<double> costs;
   m.measure(*op_, batch, stop, [&](const MeasureRecord &rec) {
     if (rec.platform != sum_.platform) return;
+    if (rec.ptxas && rec.error != MeasureError::CompileError) {
+      sum_.registers.push_back(rec.ptxas->registers);
+      sum_.spilling += rec.ptxas->spill_store_bytes > 0;
+    }
     measured_.insert(rec.schedule.to_text());
     consider(rec);
     costs.push_back(rec.ok() ? rec.median_cost : std::numeric_limits<double>::infinity());

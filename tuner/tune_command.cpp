@@ -1,6 +1,7 @@
 // tlptune tune: tunes one operator and prints (and optionally writes) a summary.
 #include <atomic>
 #include <cmath>
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -29,6 +30,22 @@ void print_network_summary(const NetworkSummary &n) {
   const double lat = n.estimated_latency();
   if (std::isfinite(lat)) printf("\nestimated network latency: %.3f ms (sum of weight x best latency)\n", lat * 1e3);
   else printf("\nestimated network latency: unknown (some tasks have no valid kernel yet; give more --trials)\n");
+}
+
+void print_build_only(const TuneSummary &s) {
+  const auto it = s.errors.find("not_run");
+  const int built = it == s.errors.end() ? 0 : it->second;
+  printf("\nworkload   %s\ntarget     %s\nbuilt      %d of %d candidates (built only, none run)\n", s.workload.c_str(),
+         s.target.c_str(), built, s.trials_total);
+  for (const auto &[name, n] : s.errors)
+    if (name != "not_run") printf("failed     %s: %d\n", name.c_str(), n);
+  if (!s.registers.empty()) {
+    std::vector<int> r = s.registers;
+    std::sort(r.begin(), r.end());
+    printf("ptxas      registers per thread min %d, median %d, max %d; %d of %zu spill\n", r.front(), r[r.size() / 2],
+           r.back(), s.spilling, r.size());
+  }
+  printf("time       %.1f s (search %.1f, build %.1f)\n", s.wall_seconds, s.search_seconds, s.build_seconds);
 }
 
 void print_summary(const TuneSummary &s) {
@@ -75,7 +92,10 @@ Command add_tune_command(CLI::App &app) {
       ->capture_default_str();
   sub->add_option("--population", o->population, "Evolutionary population size")->capture_default_str()->check(CLI::PositiveNumber);
   sub->add_option("--generations", o->generations, "Evolutionary generations per round")->capture_default_str();
-  sub->add_option("--log", o->log_path, "JSON-lines log; records are appended, never rewritten")->required();
+  sub->add_option("--log", o->log_path, "JSON-lines log; records are appended, never rewritten (required unless --build-only)");
+  sub->add_flag("--build-only", o->build_only,
+                "Build (and for --target cuda validate with ptxas) the candidates without running them: checks a "
+                "target this machine cannot run, e.g. a GPU");
   sub->add_flag("--resume", o->resume, "Count the log's measurements of this task toward --trials and continue");
   sub->add_option("--json", *json_path, "Also write the summary as JSON to this file");
   sub->add_option("--seed", o->seed, "Random seed of the search")->capture_default_str();
@@ -116,7 +136,8 @@ Command add_tune_command(CLI::App &app) {
       trials = n.trials_total;
     } else {
       TuneSummary s = run_tuning(*o, stop);
-      print_summary(s);
+      if (o->build_only) print_build_only(s);
+      else print_summary(s);
       summary = s.to_json();
       interrupted = s.interrupted;
       trials = s.trials_total;

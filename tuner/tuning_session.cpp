@@ -30,8 +30,11 @@ std::string best_text(const TuneSummary &s) {
 
 Halide::Target checked_target(const TuneOptions &o) {
   const Halide::Target target = parse_target(o.target);
+  if (o.build_only) return target;
   if (target.has_gpu_feature())
-    throw std::runtime_error("target '" + o.target + "' is a GPU target; this build tunes CPU targets only");
+    throw std::runtime_error("target '" + o.target +
+                             "' is a GPU target: no GPU runs kernels here; --build-only builds and validates its "
+                             "candidates without running them");
   if (!target_runs_here(target))
     throw std::runtime_error("target '" + target.to_string() + "' uses instructions this CPU lacks (host is " +
                              Halide::get_host_target().to_string() + "); kernels for it cannot be measured here");
@@ -39,12 +42,13 @@ Halide::Target checked_target(const TuneOptions &o) {
 }
 
 void check_common(const TuneOptions &o) {
-  if (o.log_path.empty()) throw std::runtime_error("--log FILE is required: measurements are kept there");
+  if (o.log_path.empty() && !o.build_only)
+    throw std::runtime_error("--log is required: measurements are kept there (only --build-only needs none)");
   if (o.trials < 1) throw std::runtime_error("--trials must be at least 1");
 }
 
 std::vector<MeasureRecord> prior_records(const std::string &log_path) {
-  if (!std::filesystem::exists(log_path)) return {};
+  if (log_path.empty() || !std::filesystem::exists(log_path)) return {};
   LogReadResult prior = read_record_log(log_path);
   for (const auto &w : prior.warnings) fprintf(stderr, "warning: %s\n", w.c_str());
   return std::move(prior.records);
@@ -54,6 +58,7 @@ MeasurerOptions measurer_options(const TuneOptions &o, const Halide::Target &tar
   MeasurerOptions mo;
   mo.target = target.to_string();
   mo.threads = {o.threads > 0 ? o.threads : hardware_threads()};
+  mo.build_only = o.build_only;
   mo.log_path = o.log_path;
   mo.work_dir = o.work_dir;
   mo.build_workers = o.build_workers;
@@ -82,6 +87,7 @@ nlohmann::json TuneSummary::to_json() const {
                         {"model", model_seconds},
                         {"build", build_seconds},
                         {"run", run_seconds}}}};
+  if (!registers.empty()) j["gpu"] = {{"registers", registers}, {"spilling", spilling}};
   if (found) {
     j["best"] = {{"cost_seconds", best_cost},
                  {"gflops", best_gflops},

@@ -35,6 +35,7 @@ struct TuneOptions {
   double min_seconds = 0.1;  // per candidate, after warm-up
   std::string work_dir;      // artifacts; a fresh temporary folder if empty
   bool progress = true;
+  bool build_only = false;   // build and validate candidates, never run them (GPU targets here)
 };
 
 struct TuneSummary {
@@ -52,6 +53,9 @@ struct TuneSummary {
   Schedule best_schedule;
   std::string best_halide_source;
   double wall_seconds = 0, search_seconds = 0, model_seconds = 0, build_seconds = 0, run_seconds = 0;
+  // GPU builds: registers per thread of each candidate ptxas accepted, and how many spilled.
+  std::vector<int> registers;
+  int spilling = 0;
 
   nlohmann::json to_json() const;
 };

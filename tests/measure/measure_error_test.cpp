@@ -8,7 +8,7 @@ namespace tlp {
 namespace {
 
 TEST(MeasureError, EveryErrorRoundTripsThroughItsName) {
-  for (int i = 0; i <= 7; ++i) {
+  for (int i = 0; i <= 9; ++i) {
     const auto e = static_cast<MeasureError>(i);
     EXPECT_EQ(measure_error_from_name(measure_error_name(e)), e) << i;
   }
@@ -23,6 +23,8 @@ TEST(MeasureError, NamesAreTheStableSnakeCaseOnes) {
   EXPECT_STREQ(measure_error_name(MeasureError::WrongAnswer), "wrong_answer");
   EXPECT_STREQ(measure_error_name(MeasureError::RunTimeout), "run_timeout");
   EXPECT_STREQ(measure_error_name(MeasureError::Unknown), "unknown");
+  EXPECT_STREQ(measure_error_name(MeasureError::LaunchLimit), "launch_limit");
+  EXPECT_STREQ(measure_error_name(MeasureError::NotRun), "not_run");
 }
 
 TEST(MeasureError, UnknownNameThrows) {

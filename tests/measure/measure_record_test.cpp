@@ -40,6 +40,22 @@ TEST(MeasureRecord, RoundTripsThroughItsLine) {
   expect_same(MeasureRecord::from_json(json::parse(r.to_line())), r);
 }
 
+TEST(MeasureRecord, GpuBuildReportRoundTripsAndComesLast) {
+  MeasureRecord r = testing::sample_record();
+  PtxasReport p;
+  p.kernels = 2;
+  p.registers = 96;
+  p.spill_store_bytes = 16;
+  r.ptxas = p;
+  const std::string line = r.to_line();
+  EXPECT_NE(line.find(",\"ptxas\":{"), std::string::npos) << line;
+  EXPECT_GT(line.find("\"ptxas\""), line.find("\"time\"")) << line;
+  const MeasureRecord back = MeasureRecord::from_json(json::parse(line));
+  ASSERT_TRUE(back.ptxas.has_value());
+  EXPECT_EQ(*back.ptxas, p);
+  EXPECT_FALSE(MeasureRecord::from_json(json::parse(testing::sample_record().to_line())).ptxas.has_value());
+}
+
 TEST(MeasureRecord, LineUsesTheDocumentedKeysWithVersionFirst) {
   const std::string line = testing::sample_record().to_line();
   EXPECT_EQ(line.rfind("{\"v\":1,\"workload\":\"matmul:M=512,N=512,K=512\",", 0), 0u) << line;
