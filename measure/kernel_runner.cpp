@@ -76,6 +76,7 @@ struct Job {
   double min_seconds = 0.2;
   double rtol = 1e-3;
   int threads = 0;
+  std::string device;  // "" (CPU) or "cuda"
 };
 
 template <typename T>
@@ -104,6 +105,9 @@ Job parse_job(const json &j) {
   job.min_seconds = job_field<double>(j, "min_seconds", job.min_seconds, false);
   job.rtol = job_field<double>(j, "rtol", job.rtol, false);
   job.threads = job_field<int>(j, "threads", job.threads, false);
+  job.device = job_field<std::string>(j, "device", job.device, false);
+  if (!job.device.empty() && job.device != "cuda")
+    throw BadJob("job field 'device' must be \"cuda\" or absent, got \"" + job.device + "\"");
   return job;
 }
 
@@ -225,6 +229,24 @@ using ArgvFn = int (*)(void **);
 using SetThreadsFn = int (*)(int);
 using ShutdownFn = void (*)();
 using SetErrorHandlerFn = halide_error_handler_t (*)(halide_error_handler_t);
+using DeviceInterfaceFn = const halide_device_interface_t *(*)();
+using BufferDeviceFn = int (*)(void *, halide_buffer_t *, const halide_device_interface_t *);
+using BufferFn = int (*)(void *, halide_buffer_t *);
+using ReleaseFn = void (*)(void *, const halide_device_interface_t *);
+
+// The Halide runtime's device calls, from the kernel's own copy of the runtime
+// (a CUDA kernel's runtime loads libcuda itself: the runner links no CUDA).
+struct DeviceCalls {
+  DeviceInterfaceFn cuda_interface = nullptr;
+  BufferDeviceFn copy_to_device = nullptr, device_malloc = nullptr;
+  BufferFn device_sync = nullptr, copy_to_host = nullptr, device_free = nullptr;
+  ReleaseFn device_release = nullptr;
+
+  bool complete() const {
+    return cuda_interface && copy_to_device && device_malloc && device_sync && copy_to_host && device_free &&
+           device_release;
+  }
+};
 
 // A loaded artifact. Each artifact carries its own copy of the Halide runtime, so
 // its thread pool must be shut down before the code is unmapped: pool threads
@@ -250,6 +272,13 @@ class KernelLibrary {
     auto set_handler =
         reinterpret_cast<SetErrorHandlerFn>(::dlsym(handle_, "halide_set_error_handler"));
     if (set_handler) set_handler(&capture_halide_error);
+    device_.cuda_interface = reinterpret_cast<DeviceInterfaceFn>(::dlsym(handle_, "halide_cuda_device_interface"));
+    device_.copy_to_device = reinterpret_cast<BufferDeviceFn>(::dlsym(handle_, "halide_copy_to_device"));
+    device_.device_malloc = reinterpret_cast<BufferDeviceFn>(::dlsym(handle_, "halide_device_malloc"));
+    device_.device_sync = reinterpret_cast<BufferFn>(::dlsym(handle_, "halide_device_sync"));
+    device_.copy_to_host = reinterpret_cast<BufferFn>(::dlsym(handle_, "halide_copy_to_host"));
+    device_.device_free = reinterpret_cast<BufferFn>(::dlsym(handle_, "halide_device_free"));
+    device_.device_release = reinterpret_cast<ReleaseFn>(::dlsym(handle_, "halide_device_release"));
   }
   ~KernelLibrary() { close(); }
   KernelLibrary(const KernelLibrary &) = delete;
@@ -259,6 +288,7 @@ class KernelLibrary {
     if (set_threads_) set_threads_(n);
   }
   int call(void **args) const { return entry_(args); }
+  const DeviceCalls &device() const { return device_; }
 
  private:
   void close() {
@@ -272,6 +302,7 @@ class KernelLibrary {
   ArgvFn entry_ = nullptr;
   SetThreadsFn set_threads_ = nullptr;
   ShutdownFn shutdown_ = nullptr;
+  DeviceCalls device_;
 };
 
 // ---------------------------------------------------------------------------
@@ -313,6 +344,7 @@ class JobBuffers {
   }
   void **args() { return args_.data(); }
   const float *output() const { return storage_.back().get(); }
+  std::vector<halide_buffer_t> &buffers() { return buffers_; }  // the inputs, then the output
 
  private:
   void add_buffer(float *host, const std::vector<int32_t> &shape) {
@@ -339,6 +371,57 @@ class JobBuffers {
   std::vector<std::vector<halide_dimension_t>> dims_;
   std::vector<halide_buffer_t> buffers_;
   std::vector<void *> args_;
+};
+
+// A GPU job's buffers on the device: the inputs copied there once and the output
+// allocated there, so that timed runs measure the kernels, not copies over the
+// bus. Everything is freed, and the device released, before the library goes.
+class DeviceBuffers {
+ public:
+  DeviceBuffers(const DeviceCalls &calls, JobBuffers &job) : calls_(calls), job_(job) {
+    if (!calls_.complete())
+      throw std::runtime_error("the artifact was built for CUDA but lacks Halide's CUDA runtime calls");
+    interface_ = calls_.cuda_interface();
+    std::vector<halide_buffer_t> &b = job_.buffers();
+    for (size_t i = 0; i < b.size(); ++i) {
+      const bool output = i + 1 == b.size();
+      if (output) b[i].set_host_dirty(false);
+      else b[i].set_host_dirty(true);
+      const int rc = output ? calls_.device_malloc(nullptr, &b[i], interface_)
+                            : calls_.copy_to_device(nullptr, &b[i], interface_);
+      if (rc != 0) {
+        // Halide lists every driver call it could not find; its last words say why.
+        std::string halide = take_halide_error();
+        const size_t last = halide.rfind("; ");
+        if (last != std::string::npos) halide = halide.substr(last + 2);
+        throw std::runtime_error(std::string("cannot put the ") + (output ? "output" : "inputs") +
+                                 " on the CUDA device (is there a GPU and its driver, libcuda?)" +
+                                 (halide.empty() ? "" : ": " + halide));
+      }
+    }
+  }
+  ~DeviceBuffers() {
+    for (halide_buffer_t &b : job_.buffers())
+      if (b.device) calls_.device_free(nullptr, &b);
+    calls_.device_release(nullptr, interface_);
+  }
+  DeviceBuffers(const DeviceBuffers &) = delete;
+  DeviceBuffers &operator=(const DeviceBuffers &) = delete;
+
+  // Waits until the kernels that write the output have finished.
+  int sync() { return calls_.device_sync(nullptr, &job_.buffers().back()); }
+
+  // The output back in host memory, for the correctness check.
+  void copy_output_back() {
+    // Halide marks the output device-dirty when a GPU stage wrote it last.
+    if (calls_.copy_to_host(nullptr, &job_.buffers().back()) != 0)
+      throw std::runtime_error("cannot copy the output back from the CUDA device: " + take_halide_error());
+  }
+
+ private:
+  const DeviceCalls &calls_;
+  JobBuffers &job_;
+  const halide_device_interface_t *interface_ = nullptr;
 };
 
 // ---------------------------------------------------------------------------
@@ -372,10 +455,16 @@ void kernel_failed(const Job &job, int rc, const char *phase, Result &r) {
 
 // Warm-up runs, then timed runs until both min_repeats and min_seconds are met or
 // max_repeats is reached. False (with r filled in) if the kernel failed.
-bool run_and_time(const Job &job, const KernelLibrary &lib, JobBuffers &buffers, Result &r) {
+// A GPU job's runs each end with a device synchronization, inside the timing
+// (kernel launches return before the kernels finish).
+bool run_and_time(const Job &job, const KernelLibrary &lib, JobBuffers &buffers, DeviceBuffers *device, Result &r) {
   using Clock = std::chrono::steady_clock;
-  for (int i = 0; i < job.warmup; ++i) {
+  auto call = [&] {
     const int rc = lib.call(buffers.args());
+    return rc != 0 || !device ? rc : device->sync();
+  };
+  for (int i = 0; i < job.warmup; ++i) {
+    const int rc = call();
     if (rc != 0) {
       kernel_failed(job, rc, "warm-up", r);
       return false;
@@ -385,7 +474,7 @@ bool run_and_time(const Job &job, const KernelLibrary &lib, JobBuffers &buffers,
   while (static_cast<int>(r.costs.size()) < job.max_repeats &&
          (static_cast<int>(r.costs.size()) < job.min_repeats || total < job.min_seconds)) {
     const auto start = Clock::now();
-    const int rc = lib.call(buffers.args());
+    const int rc = call();
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
     if (rc != 0) {
       kernel_failed(job, rc, "a timed run", r);
@@ -505,7 +594,10 @@ std::string KernelRunner::handle(const std::string &job_line) {
     KernelLibrary lib(job.artifact, job.entry);
     if (job.threads > 0) lib.set_threads(job.threads);
     JobBuffers buffers(*task);
-    if (!run_and_time(job, lib, buffers, r)) return r.dump();
+    std::unique_ptr<DeviceBuffers> device;
+    if (job.device == "cuda") device = std::make_unique<DeviceBuffers>(lib.device(), buffers);
+    if (!run_and_time(job, lib, buffers, device.get(), r)) return r.dump();
+    if (device) device->copy_output_back();
     const OutputCheck check =
         check_output(buffers.output(), task->reference, task->mean_abs_reference, job.rtol);
     r.max_abs_error = check.max_abs_error;

@@ -8,7 +8,11 @@
 // Job (one line):
 //   {"id": 7, "artifact": "/abs/k.so", "entry": "kernel", "data_dir": "/abs/task",
 //    "warmup": 1, "min_repeats": 3, "max_repeats": 50, "min_seconds": 0.2,
-//    "rtol": 1e-3, "threads": 0}
+//    "rtol": 1e-3, "threads": 0, "device": "cuda"}
+// With "device": "cuda" the inputs are copied to the GPU once, the output lives
+// there, every run ends with a device synchronization (inside the timing), and
+// the output is copied back for the check. The kernel's own Halide runtime loads
+// libcuda, so the runner needs no CUDA to be built.
 // Result (one line):
 //   {"id": 7, "error": "none"|"runtime_error"|"wrong_answer"|"unknown",
 //    "costs": [s, ...], "median": s, "max_abs_error": e|null, "message": "..."}

@@ -35,7 +35,7 @@ std::string format_seconds(double s) {
 }  // namespace
 
 json RunJob::to_json(long long id) const {
-  return json{{"id", id},
+  json j{{"id", id},
               {"artifact", artifact},
               {"entry", entry},
               {"data_dir", data_dir},
@@ -45,6 +45,8 @@ json RunJob::to_json(long long id) const {
               {"min_seconds", min_seconds},
               {"rtol", rtol},
               {"threads", threads}};
+  if (!device.empty()) j["device"] = device;
+  return j;
 }
 
 RunResult parse_runner_reply(const std::string &line, long long expected_id) {

@@ -29,6 +29,7 @@ struct RunJob {
   double min_seconds = 0.2;
   double rtol = 1e-3;
   int threads = 0;  // 0 = the Halide runtime's default
+  std::string device;  // "" (CPU) or "cuda"
 
   nlohmann::json to_json(long long id) const;
 };

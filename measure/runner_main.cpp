@@ -12,12 +12,16 @@
 #include <iostream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "measure/gpu_probe.h"
 #include "measure/kernel_runner.h"
 
 namespace {
 
 constexpr const char *kUsage =
-    "usage: tlptune-runner\n"
+    "usage: tlptune-runner [--probe-gpu]\n"
+    "--probe-gpu prints the first CUDA GPU as one JSON line and exits (1 with a message when there is none).\n"
     "Reads JSON jobs, one per line, on stdin and writes one JSON result line per job\n"
     "on stdout, until end of input. It is started by tlptune; see measure/kernel_runner.h\n"
     "for the job and result formats.\n";
@@ -33,7 +37,27 @@ std::FILE *take_protocol_channel() {
 
 }  // namespace
 
+int probe_gpu_command() {
+  try {
+    const tlp::GpuDescription g = tlp::probe_gpu();
+    const nlohmann::json j = {{"name", g.name},
+                              {"platform", g.platform()},
+                              {"capability", g.capability},
+                              {"multiprocessors", g.multiprocessors},
+                              {"max_threads_per_block", g.max_threads_per_block},
+                              {"shared_bytes_per_block", g.shared_bytes_per_block},
+                              {"registers_per_block", g.registers_per_block},
+                              {"memory_bytes", g.memory_bytes}};
+    std::puts(j.dump().c_str());
+    return 0;
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "tlptune-runner: %s\n", e.what());
+    return 1;
+  }
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--probe-gpu") == 0) return probe_gpu_command();
   if (argc > 1) {
     const bool help = std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0;
     std::fputs(kUsage, help ? stdout : stderr);

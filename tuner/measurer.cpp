@@ -107,6 +107,7 @@ std::vector<MeasureRecord> Measurer::measure(const Operator &op, const std::vect
         job.min_repeats = o_.min_repeats;
         job.min_seconds = o_.min_seconds;
         job.threads = o_.threads[t];
+        if (parse_target(o_.target).has_gpu_feature()) job.device = "cuda";
         const double tr = steady_seconds();
         RunResult run = runner_->run(job, o_.run_timeout);
         times_.run += steady_seconds() - tr;
