@@ -17,6 +17,8 @@
 #include "codegen/target.h"
 #include "measure/measure_error.h"
 #include "measure/ptxas.h"
+#include "search/gpu_launch_limits.h"
+#include "search/loop_state.h"
 
 namespace {
 
@@ -40,6 +42,12 @@ nlohmann::json build(const nlohmann::json &job, std::map<std::string, CachedOp> 
   const std::string dir = job.at("dir").get<std::string>();
   const std::string entry = job.at("entry").get<std::string>();
   fs::create_directories(dir);
+  if (target.has_gpu_feature()) {
+    // Over CUDA's launch limits fails at launch, not at compile time: refuse it now.
+    const std::string why =
+        tlp::gpu_launch_limit_violation(tlp::LoopState::replay(it->second.dag, schedule), tlp::GpuLimits{});
+    if (!why.empty()) return {{"error", tlp::measure_error_name(tlp::MeasureError::LaunchLimit)}, {"message", why}};
+  }
   tlp::LoweredKernel k = tlp::lower_schedule(*it->second.op, it->second.dag, schedule, target);
   const std::string object = (fs::path(dir) / "kernel.o").string();
   const std::string library = (fs::path(dir) / "kernel.so").string();

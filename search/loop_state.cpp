@@ -402,6 +402,22 @@ void LoopState::apply_rfactor(const Step &step) {
   stages_[s + 1].reads = {s};
 }
 
+std::vector<int> LoopState::live_consumers(int s) const {
+  std::vector<int> out;
+  for (int c = 0; c < num_stages(); ++c) {
+    const auto &reads = stage(c).reads;
+    if (std::find(reads.begin(), reads.end(), s) == reads.end()) continue;
+    if (stage(c).location == ComputeLocation::Inline) {
+      for (int cc : live_consumers(c)) out.push_back(cc);
+    } else {
+      out.push_back(c);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 int LoopState::find_stage(const std::string &name) const {
   for (int s = 0; s < num_stages(); ++s)
     if (stages_[s].name == name) return s;

@@ -71,6 +71,10 @@ class LoopState {
   // RF insert stages; names do not), or -1.
   int find_stage(const std::string &name) const;
 
+  // The stages that read stage `s` and are not inlined, looking through inlined
+  // readers to their own readers; sorted, each once.
+  std::vector<int> live_consumers(int s) const;
+
   // Stages attached (CA) at loop `iter` of stage `s`.
   std::vector<int> attached_at(int s, int iter) const;
   // Inner factors an FSP step resolves to (from its source SP step).

@@ -20,14 +20,32 @@
 //   - root_tiling: other reductions are computed at root and tiled S S R R S;
 //   - rfactored_parallel: an rfactored reduction left at root is parallel;
 //   - auto_unroll: each stage gets an auto-unroll limit.
+// With SpaceOptions::gpu set (CUDA targets) it runs the GPU rules instead
+// (Ansor's SSSRRSRS multi-level tiling, search/sketch/gpu_*):
+//   - inline_elementwise, as on CPU;
+//   - gpu_cache_write: a reduction that is the output always accumulates in a
+//     local (per-thread) stage;
+//   - gpu_tiling: every reduction-free stage at root is tiled block / thread /
+//     inner per spatial loop, at most three block and three thread loops
+//     (outer ones fused), bound to gpu_block and gpu_thread; each reduction it
+//     alone consumes point for point is computed at its innermost thread loop
+//     (one accumulator tile per thread), reduction loops split R R before the
+//     spatial ones;
+//   - gpu_root_reduction: other reductions stay at root, their spatial loops
+//     fused and split block / thread, the reduction serial in each thread
+//     (softmax and layernorm rows);
+//   - auto_unroll, as on CPU.
+// GPU samples respect SpaceOptions::gpu's launch limits (gpu_launch_limits.h).
 // Random annotation picks tile sizes (divisors and non-divisors), the compute
 // location, unrolling and the auto-unroll limit (search/sketch/random_draws.h).
 #pragma once
 
+#include <optional>
 #include <random>
 #include <vector>
 
 #include "search/compute_dag.h"
+#include "search/gpu_launch_limits.h"
 #include "search/schedule.h"
 
 namespace tlp {
@@ -47,6 +65,9 @@ struct SpaceOptions {
   // spatial extent (Ansor's AddRfactor condition): softmax rows, layernorm
   // rows, small-M matmuls.
   double rfactor_probability = 0.5;
+  // Set: sample with the GPU sketch rules (CUDA targets), within these limits.
+  // Unset: the CPU rules; the fields above then describe the CPU.
+  std::optional<GpuLimits> gpu;
 };
 
 class ScheduleSpace {
@@ -54,7 +75,9 @@ class ScheduleSpace {
   ScheduleSpace(ComputeDag dag, SpaceOptions options);
 
   // A random schedule from the space. Every schedule it returns replays on the
-  // DAG without a ScheduleError (checked before returning).
+  // DAG without a ScheduleError (checked before returning), and with
+  // options.gpu set respects its launch limits (resampling until it does, a
+  // bounded number of times, then throwing ScheduleError).
   Schedule sample(std::mt19937_64 &rng) const;
 
   const ComputeDag &dag() const { return dag_; }

@@ -21,6 +21,7 @@ TaskTuner::TaskTuner(const std::string &op_spec, const Halide::Target &target, c
   SpaceOptions so;
   so.vector_lanes = vector_lanes_f32(target);
   if (so.vector_lanes >= 16) so.register_budgets = {8, 12, 16, 24};  // AVX-512 has 32 vector registers
+  if (target.has_gpu_feature()) so.gpu = GpuLimits{};  // the GPU sketch rules, within CUDA's launch limits
   space_ = std::make_unique<ScheduleSpace>(dag_, so);
   sum_.workload = op_->workload().key();
   sum_.target = target.to_string();

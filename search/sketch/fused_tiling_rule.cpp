@@ -14,23 +14,6 @@ struct FusedGroup {
   std::vector<std::string> producers;
 };
 
-// Non-inlined consumers of a stage, looking through inlined stages.
-std::vector<int> live_consumers(const LoopState &state, int s) {
-  std::vector<int> out;
-  for (int c = 0; c < state.num_stages(); ++c) {
-    const auto &reads = state.stage(c).reads;
-    if (std::find(reads.begin(), reads.end(), s) == reads.end()) continue;
-    if (state.stage(c).location == ComputeLocation::Inline) {
-      for (int cc : live_consumers(state, c)) out.push_back(cc);
-    } else {
-      out.push_back(c);
-    }
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
 // Every computed, reduction-free, non-inlined stage with the reductions whose
 // single live consumer it is. Found all at once, before any tiling moves a stage.
 std::vector<FusedGroup> fused_groups(const LoopState &state) {
@@ -42,7 +25,7 @@ std::vector<FusedGroup> fused_groups(const LoopState &state) {
     for (int p = 0; p < state.num_stages(); ++p) {
       const StageState &ps = state.stage(p);
       if (ps.placeholder || !ps.has_reduction()) continue;
-      const std::vector<int> consumers = live_consumers(state, p);
+      const std::vector<int> consumers = state.live_consumers(p);
       if (consumers.size() == 1 && consumers[0] == s) group.producers.push_back(ps.name);
     }
     out.push_back(group);

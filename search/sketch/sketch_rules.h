@@ -1,5 +1,6 @@
-// The CPU sketch rules, in the order ScheduleSpace::sample runs them (Ansor's
-// order). Each is defined in the file named after it.
+// The sketch rules, CPU ones first, in the order ScheduleSpace::sample runs
+// them (Ansor's order), then the GPU ones (gpu_*, run when SpaceOptions::gpu is
+// set). Each is defined in the file named after it.
 #pragma once
 
 #include "search/sketch/sketch_rule.h"
@@ -60,6 +61,39 @@ class RfactoredParallelRule final : public SketchRule {
 class AutoUnrollRule final : public SketchRule {
  public:
   const char *name() const override { return "auto_unroll"; }
+  void apply(SketchContext &ctx) const override;
+};
+
+// GPU rules. They read SpaceOptions::gpu (which must be set) for the limits.
+
+// Ansor's GPU cache write: a reduction that is the output always accumulates
+// in a local stage, which the GPU tiling computes inside each thread.
+class GpuCacheWriteRule final : public SketchRule {
+ public:
+  const char *name() const override { return "gpu_cache_write"; }
+  void apply(SketchContext &ctx) const override;
+};
+
+// Ansor's GPU multi-level tiling with fusion: every reduction-free stage left
+// at root is tiled block / thread / inner per spatial loop (outer loops fused
+// so at most max_block_dims and max_thread_dims remain), reordered blocks,
+// threads, inners and bound to gpu_block and gpu_thread, with at most
+// max_threads_per_block threads (a multiple of the warp when the extents
+// allow). Each reduction it alone consumes, point for point, is computed at its innermost thread
+// loop, reduction loops split in two before the spatial ones (R R S), the
+// spatial ones unrolled when the tile is small.
+class GpuTilingRule final : public SketchRule {
+ public:
+  const char *name() const override { return "gpu_tiling"; }
+  void apply(SketchContext &ctx) const override;
+};
+
+// A reduction still at root and untouched (one with several consumers, or
+// one a larger consumer broadcasts, such as softmax's row max and sum) gets its spatial loops fused and split block / thread;
+// each thread runs the whole reduction serially.
+class GpuRootReductionRule final : public SketchRule {
+ public:
+  const char *name() const override { return "gpu_root_reduction"; }
   void apply(SketchContext &ctx) const override;
 };
 

@@ -1,0 +1,69 @@
+// The GPU schedule space produces schedules Halide accepts for CUDA: for every
+// operator (small shapes), 100 sampled GPU schedules are applied to the Halide
+// pipeline for a CUDA target (every scheduling call checked by Halide), fewer
+// than 1% may fail; the first few are lowered to Halide's module (GPU loops
+// checked and offloaded) and the first two compiled to an object with their
+// PTX. Halide's CUDA code generator needs no GPU.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <random>
+#include <string>
+
+#include "codegen/lower.h"
+#include "codegen/operator.h"
+#include "search/gpu_launch_limits.h"
+#include "search/loop_state.h"
+#include "search/schedule_space.h"
+
+namespace tlp {
+namespace {
+
+const char *kOperators[] = {"matmul:M=64,N=64,K=64",
+                            "batch_matmul:B=2,M=32,N=32,K=16",
+                            "conv2d:N=1,C=8,H=14,W=14,K=16",
+                            "conv2d:N=1,C=8,H=14,W=14,K=16,layout=NHWC",
+                            "conv2d:N=1,C=8,H=14,W=14,K=16,stride=2",
+                            "depthwise_conv2d:N=1,C=8,H=14,W=14",
+                            "dense_bias_relu:M=16,N=64,K=64",
+                            "conv2d_bias_relu:N=1,C=8,H=14,W=14,K=16",
+                            "softmax:M=16,N=100",
+                            "layernorm:M=16,N=64",
+                            "max_pool2d:N=1,C=8,H=14,W=14"};
+
+Halide::Target cuda_target() { return Halide::Target("x86-64-linux-cuda-cuda_capability_80"); }
+
+class GpuSpaceValidity : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(GpuSpaceValidity, SampledSchedulesLowerAndCompileForCuda) {
+  auto op = make_operator(GetParam());
+  const ComputeDag dag = make_compute_dag(*op);
+  SpaceOptions so;
+  so.gpu = GpuLimits{};
+  ScheduleSpace space(dag, so);
+  std::mt19937_64 rng(11);
+  const int samples = 100, to_module = 3, to_object = 1;
+  int invalid = 0;
+  std::string first_error;
+  const std::string object = ::testing::TempDir() + "gpu_space_validity.o";
+  for (int i = 0; i < samples; ++i) {
+    const Schedule s = space.sample(rng);
+    try {
+      const std::string why = gpu_launch_limit_violation(LoopState::replay(dag, s), GpuLimits{});
+      if (!why.empty()) throw ScheduleError(why);
+      LoweredKernel k = lower_schedule(*op, dag, s, cuda_target());
+      Halide::Pipeline p(k.output);
+      if (i < to_object) p.compile_to_object(object, k.arguments(), "k", cuda_target());
+      else if (i < to_module) p.compile_to_module(k.arguments(), "k", cuda_target());
+    } catch (const std::exception &e) {
+      if (invalid++ == 0) first_error = s.to_text() + "\n" + e.what();
+    }
+  }
+  std::remove(object.c_str());
+  EXPECT_LE(invalid, samples / 100) << invalid << " of " << samples << " invalid; first:\n" << first_error;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryOperator, GpuSpaceValidity, ::testing::ValuesIn(kOperators));
+
+}  // namespace
+}  // namespace tlp
