@@ -19,6 +19,7 @@ Command add_measure_command(CLI::App &app) {
     std::string target = "host";
     std::string log;
     double min_seconds = 0.2;
+    bool build_only = false;
   };
   auto o = std::make_shared<Options>();
   Command c;
@@ -27,22 +28,33 @@ Command add_measure_command(CLI::App &app) {
   c.app->add_option("--schedule", o->schedules, "A schedule in step text form, e.g. \"SP(2,0,512,[16]); AN(2,0,parallel)\"")
       ->required();
   c.app->add_option("--target", o->target, "Compile target")->capture_default_str();
-  c.app->add_option("--log", o->log, "JSON-lines log to append the records to")->required();
+  c.app->add_option("--log", o->log, "JSON-lines log to append the records to (required unless --build-only)");
+  c.app->add_flag("--build-only", o->build_only,
+                  "Build (and for a GPU validate with ptxas) without running or logging: checks schedules for a "
+                  "target this machine cannot run");
   c.app->add_option("--min-seconds", o->min_seconds, "Timed seconds per schedule, at least")->capture_default_str();
   c.run = [o] {
     auto op = make_operator(o->op);
     const Halide::Target target = parse_target(o->target);
     std::vector<Schedule> schedules;
     for (const auto &text : o->schedules) schedules.push_back(Schedule::from_text(text));
+    if (o->log.empty() && !o->build_only) throw std::runtime_error("--log is required (only --build-only needs none)");
     MeasurerOptions mo;
     mo.target = target.to_string();
+    mo.build_only = o->build_only;
     mo.log_path = o->log;
     mo.min_seconds = o->min_seconds;
     Measurer measurer(mo);
     std::atomic<bool> never{false};
     int failed = 0;
     measurer.measure(*op, schedules, never, [&](const MeasureRecord &r) {
-      if (r.ok()) {
+      if (r.error == MeasureError::NotRun) {
+        printf("built%s  %s\n",
+               r.ptxas ? (": " + std::to_string(r.ptxas->registers) + " registers, " +
+                          std::to_string(r.ptxas->spill_store_bytes) + " bytes spilled").c_str()
+                       : "",
+               r.schedule.to_text().c_str());
+      } else if (r.ok()) {
         printf("%.4f ms  %.2f GFLOP/s  %s\n", r.median_cost * 1e3, op->flops() / r.median_cost / 1e9,
                r.schedule.to_text().c_str());
       } else {

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <functional>
 
+#include <nlohmann/json.hpp>
+
 #include "codegen/kernel_compiler.h"
 #include "codegen/target.h"
 #include "measure/platform.h"
@@ -17,11 +19,33 @@ namespace fs = std::filesystem;
 
 }  // namespace
 
+std::string measurement_platform(const std::string &target, int threads, bool build_only,
+                                 const std::string &runner_command) {
+  if (!parse_target(target).has_gpu_feature() || build_only) return cpu_platform(target, threads);
+  const std::string runner =
+      runner_command.empty() ? "'" + RunnerClient::default_runner_path() + "'" : runner_command;
+  FILE *p = popen((runner + " --probe-gpu 2>&1").c_str(), "r");
+  std::string out;
+  if (p) {
+    char buf[1024];
+    while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  }
+  const int status = p ? pclose(p) : -1;
+  const auto j = nlohmann::json::parse(out, nullptr, false);
+  if (status != 0 || j.is_discarded() || !j.contains("platform")) {
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    throw std::runtime_error("no GPU to measure " + target + " on (" + runner + " --probe-gpu: " + out.substr(0, 300) +
+                             "); --build-only builds and validates without one, and --runner CMD reaches a runner "
+                             "on a GPU machine");
+  }
+  return j["platform"].get<std::string>();
+}
+
 Measurer::Measurer(MeasurerOptions o) : o_(std::move(o)) {
   if (o_.threads.empty()) o_.threads.push_back(o_.build_only ? 1 : hardware_threads());
   for (int t : o_.threads) {
     if (t < 1) throw std::runtime_error("a thread count must be at least 1, got " + std::to_string(t));
-    platforms_.push_back(cpu_platform(o_.target, t));
+    platforms_.push_back(measurement_platform(o_.target, t, o_.build_only, o_.runner_command));
   }
   if (!o_.build_only) log_ = std::make_unique<RecordLog>(o_.log_path);  // refuses a bad log before any work
   work_ = std::make_unique<WorkDir>(o_.work_dir);
@@ -34,7 +58,10 @@ Measurer::Measurer(MeasurerOptions o) : o_(std::move(o)) {
   bo.stderr_path = (fs::path(work_->path()) / "build-worker.log").string();
   builder_ = std::make_unique<Builder>(bo);
   if (o_.build_only) return;
-  runner_ = std::make_unique<RunnerClient>(std::vector<std::string>{RunnerClient::default_runner_path()},
+  const std::vector<std::string> runner_argv =
+      o_.runner_command.empty() ? std::vector<std::string>{RunnerClient::default_runner_path()}
+                                : std::vector<std::string>{"/bin/sh", "-c", "exec " + o_.runner_command};
+  runner_ = std::make_unique<RunnerClient>(runner_argv,
                                            (fs::path(work_->path()) / "runner.log").string());
 }
 

@@ -28,6 +28,10 @@ struct MeasurerOptions {
   // Build (and, for GPUs, validate with ptxas) without running: records come
   // back with NotRun and are not logged. For a target this machine cannot run.
   bool build_only = false;
+  // How to start the runner: empty for tlptune-runner beside this program, else a
+  // shell command (e.g. "ssh gpu-host tlptune-runner"); the runner it reaches
+  // must see the work folder at the same path.
+  std::string runner_command;
   std::string log_path;
   std::string work_dir;     // empty: a temporary folder removed at the end
   int build_workers = 0;    // 0: one per core
@@ -40,6 +44,13 @@ struct MeasurerOptions {
 struct MeasureTimes {
   double build = 0, run = 0;
 };
+
+// The platform the records of `target` name: for a CPU, cpu_platform(target,
+// threads); for a GPU, what the runner's --probe-gpu reports (through
+// runner_command when given), except when only building. Throws
+// std::runtime_error when a GPU target finds no GPU, saying what to do.
+std::string measurement_platform(const std::string &target, int threads, bool build_only,
+                                 const std::string &runner_command);
 
 class Measurer {
  public:

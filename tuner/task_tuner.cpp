@@ -25,7 +25,8 @@ TaskTuner::TaskTuner(const std::string &op_spec, const Halide::Target &target, c
   space_ = std::make_unique<ScheduleSpace>(dag_, so);
   sum_.workload = op_->workload().key();
   sum_.target = target.to_string();
-  sum_.platform = cpu_platform(sum_.target, o.threads > 0 ? o.threads : hardware_threads());
+  sum_.platform =
+      measurement_platform(sum_.target, o.threads > 0 ? o.threads : hardware_threads(), o.build_only, o.runner_command);
   if (o.policy == "random") {
     policy_ = std::make_unique<RandomSearch>(*space_, seed);
   } else if (o.policy == "evolutionary") {

@@ -93,6 +93,9 @@ Command add_tune_command(CLI::App &app) {
   sub->add_option("--population", o->population, "Evolutionary population size")->capture_default_str()->check(CLI::PositiveNumber);
   sub->add_option("--generations", o->generations, "Evolutionary generations per round")->capture_default_str();
   sub->add_option("--log", o->log_path, "JSON-lines log; records are appended, never rewritten (required unless --build-only)");
+  sub->add_option("--runner", o->runner_command,
+                  "Start the runner with this shell command, e.g. 'ssh gpu-host /opt/tlptune/tlptune-runner' (it must "
+                  "see --work-dir at the same path)");
   sub->add_flag("--build-only", o->build_only,
                 "Build (and for --target cuda validate with ptxas) the candidates without running them: checks a "
                 "target this machine cannot run, e.g. a GPU");

@@ -31,10 +31,10 @@ std::string best_text(const TuneSummary &s) {
 Halide::Target checked_target(const TuneOptions &o) {
   const Halide::Target target = parse_target(o.target);
   if (o.build_only) return target;
-  if (target.has_gpu_feature())
-    throw std::runtime_error("target '" + o.target +
-                             "' is a GPU target: no GPU runs kernels here; --build-only builds and validates its "
-                             "candidates without running them");
+  if (target.has_gpu_feature()) {
+    measurement_platform(target.to_string(), 1, false, o.runner_command);  // throws when no GPU answers
+    return target;
+  }
   if (!target_runs_here(target))
     throw std::runtime_error("target '" + target.to_string() + "' uses instructions this CPU lacks (host is " +
                              Halide::get_host_target().to_string() + "); kernels for it cannot be measured here");
@@ -54,11 +54,17 @@ std::vector<MeasureRecord> prior_records(const std::string &log_path) {
   return std::move(prior.records);
 }
 
+std::string tune_platform(const TuneOptions &o, const Halide::Target &target) {
+  return measurement_platform(target.to_string(), o.threads > 0 ? o.threads : hardware_threads(), o.build_only,
+                              o.runner_command);
+}
+
 MeasurerOptions measurer_options(const TuneOptions &o, const Halide::Target &target) {
   MeasurerOptions mo;
   mo.target = target.to_string();
   mo.threads = {o.threads > 0 ? o.threads : hardware_threads()};
   mo.build_only = o.build_only;
+  mo.runner_command = o.runner_command;
   mo.log_path = o.log_path;
   mo.work_dir = o.work_dir;
   mo.build_workers = o.build_workers;
@@ -102,7 +108,7 @@ TuneSummary run_tuning(const TuneOptions &o, const std::atomic<bool> &stop) {
   const double t0 = steady_seconds();
   check_common(o);
   const Halide::Target target = checked_target(o);
-  auto model = o.policy == "evolutionary" ? make_cost_model(o.model, cpu_platform(target.to_string(), o.threads > 0 ? o.threads : hardware_threads()), o.seed)
+  auto model = o.policy == "evolutionary" ? make_cost_model(o.model, tune_platform(o, target), o.seed)
                                           : nullptr;
   TaskTuner task(o.op_spec, target, o, o.seed, model.get());
   task.load_prior(prior_records(o.log_path), o.resume);
@@ -167,7 +173,7 @@ NetworkSummary run_network_tuning(const TuneOptions &o, const std::string &netwo
   out.network = spec.name;
   const std::vector<MeasureRecord> prior = prior_records(o.log_path);
   // One model for all tasks: what it learns on one operator helps the others.
-  auto model = o.policy == "evolutionary" ? make_cost_model(o.model, cpu_platform(target.to_string(), o.threads > 0 ? o.threads : hardware_threads()), o.seed)
+  auto model = o.policy == "evolutionary" ? make_cost_model(o.model, tune_platform(o, target), o.seed)
                                           : nullptr;
   std::vector<std::unique_ptr<TaskTuner>> tasks;
   for (size_t i = 0; i < spec.tasks.size(); ++i) {

@@ -36,6 +36,7 @@ struct TuneOptions {
   std::string work_dir;      // artifacts; a fresh temporary folder if empty
   bool progress = true;
   bool build_only = false;   // build and validate candidates, never run them (GPU targets here)
+  std::string runner_command;  // empty: the local tlptune-runner (see MeasurerOptions)
 };
 
 struct TuneSummary {
