@@ -1,5 +1,7 @@
 #include "codegen/lower.h"
 
+#include <algorithm>
+
 #include <cctype>
 #include <sstream>
 
@@ -98,6 +100,8 @@ class Lowering {
         emit(hs.src + ".compute_inline();");
       }
     }
+    if (target_.has_gpu_feature())
+      for (size_t s = 0; s < stages_.size(); ++s) gpu_initialization(int(s));
     for (size_t s = 0; s < stages_.size(); ++s) auto_unroll(int(s));
     specialize_shapes();
     LoweredKernel k;
@@ -290,6 +294,33 @@ class Lowering {
 
   // PR: unroll the innermost loops while their extents multiply to at most the
   // limit. Only loops whose extent is a compile-time constant are unrolled.
+  // The steps schedule a reduction's update; at root on a GPU its pure
+  // definition (the initial value) would otherwise run on the host, with copies
+  // between host and device around it. It runs as a 1-D grid instead: the pure
+  // loops fused, in blocks of 128 threads.
+  void gpu_initialization(int s) {
+    const StageState &st = state_.stage(s);
+    HalideStage &hs = stages_[size_t(s)];
+    if (hs.input || !hs.update || st.location != ComputeLocation::Root) return;
+    const bool on_gpu = std::any_of(st.iters.begin(), st.iters.end(), [](const LoopIter &it) {
+      return it.annotation == Annotation::GpuBlock || it.annotation == Annotation::GpuThread;
+    });
+    if (!on_gpu) return;
+    const std::vector<Halide::Var> args = hs.func.args();  // innermost first
+    Halide::Var fused = args.front();
+    for (size_t i = 1; i < args.size(); ++i) {
+      const Halide::Var next(hs.func.name() + "_init_f" + std::to_string(i));
+      hs.func.fuse(fused, args[i], next);
+      emit(hs.src + ".fuse(" + cxx_name(fused.name()) + ", " + cxx_name(args[i].name()) + ", " + cxx_name(next.name()) +
+           ");");
+      fused = next;
+    }
+    const Halide::Var block(hs.func.name() + "_init_b"), thread(hs.func.name() + "_init_t");
+    hs.func.gpu_tile(fused, block, thread, 128, Halide::TailStrategy::GuardWithIf);
+    emit(hs.src + ".gpu_tile(" + cxx_name(fused.name()) + ", " + cxx_name(block.name()) + ", " + cxx_name(thread.name()) +
+         ", 128, TailStrategy::GuardWithIf);");
+  }
+
   void auto_unroll(int s) {
     const StageState &st = state_.stage(s);
     if (st.auto_unroll <= 0 || stages_[s].input) return;

@@ -50,7 +50,8 @@ Command add_measure_command(CLI::App &app) {
     measurer.measure(*op, schedules, never, [&](const MeasureRecord &r) {
       if (r.error == MeasureError::NotRun) {
         printf("built%s  %s\n",
-               r.ptxas ? (": " + std::to_string(r.ptxas->registers) + " registers, " +
+               r.ptxas ? (": " + std::to_string(r.ptxas->kernels) + " GPU kernels, " +
+                          std::to_string(r.ptxas->registers) + " registers, " +
                           std::to_string(r.ptxas->spill_store_bytes) + " bytes spilled").c_str()
                        : "",
                r.schedule.to_text().c_str());

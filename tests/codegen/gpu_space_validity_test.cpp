@@ -10,6 +10,7 @@
 #include <random>
 #include <string>
 
+#include "codegen/kernel_compiler.h"
 #include "codegen/lower.h"
 #include "codegen/operator.h"
 #include "search/gpu_launch_limits.h"
@@ -64,6 +65,36 @@ TEST_P(GpuSpaceValidity, SampledSchedulesLowerAndCompileForCuda) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryOperator, GpuSpaceValidity, ::testing::ValuesIn(kOperators));
+
+// Softmax's row max and sum stay at root, their updates on the GPU: their
+// initial values must be computed there too, not on the host between kernels.
+TEST(GpuLowering, RootReductionsInitializeOnTheGpu) {
+  auto op = make_operator("softmax:M=16,N=100");
+  const ComputeDag dag = make_compute_dag(*op);
+  SpaceOptions so;
+  so.gpu = GpuLimits{};
+  ScheduleSpace space(dag, so);
+  std::mt19937_64 rng(3);
+  const Schedule s = space.sample(rng);
+  const LoopState state = LoopState::replay(dag, s);
+  int root_reductions = 0;
+  for (int i = 0; i < state.num_stages(); ++i)
+    root_reductions += state.stage(i).has_reduction() && state.stage(i).location == ComputeLocation::Root;
+  ASSERT_GT(root_reductions, 0) << s.to_text();
+  LoweredKernel k = lower_schedule(*op, dag, s, cuda_target());
+  size_t tiles = 0;
+  for (size_t at = k.schedule_source.find(".gpu_tile("); at != std::string::npos;
+       at = k.schedule_source.find(".gpu_tile(", at + 1))
+    ++tiles;
+  EXPECT_EQ(tiles, size_t(root_reductions)) << k.schedule_source;
+  const std::string object = ::testing::TempDir() + "gpu_init.o";
+  const std::string ptx = compile_kernel_object_with_ptx(k, cuda_target(), object, "k");
+  std::remove(object.c_str());
+  size_t kernels = 0;
+  for (size_t at = ptx.find(".entry"); at != std::string::npos; at = ptx.find(".entry", at + 1)) ++kernels;
+  // Each root reduction: one kernel for its initial value, one for its update.
+  EXPECT_GE(kernels, size_t(2 * root_reductions)) << k.schedule_source;
+}
 
 }  // namespace
 }  // namespace tlp
