@@ -208,16 +208,19 @@ detail::PackedSteps pack(const Flat &f, const std::vector<int64_t> &records) {
   return detail::pack_steps(mats, L, E);
 }
 
-// Scores [N, 1] of all records by one head, no gradients, in chunks.
+// Scores of all records, no gradients, in chunks: [N, 1] by one head, or
+// [N, heads] by every head (head < 0).
 torch::Tensor score_all(detail::TlpNetModule &m, const Flat &f, int head = 0, int64_t chunk = 1024) {
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> parts;
   for (int64_t i = 0; i < f.n; i += chunk) {
     std::vector<int64_t> records;
     for (int64_t j = i; j < std::min(f.n, i + chunk); ++j) records.push_back(j);
-    parts.push_back(m->forward_packed_heads(pack(f, records)).select(1, head).unsqueeze(1));
+    const torch::Tensor s = m->forward_packed_heads(pack(f, records));
+    parts.push_back(head < 0 ? s : s.select(1, head).unsqueeze(1));
   }
-  return parts.empty() ? torch::zeros({0, 1}) : torch::cat(parts);
+  const int64_t width = head < 0 ? m->config.output_heads : 1;
+  return parts.empty() ? torch::zeros({0, width}) : torch::cat(parts);
 }
 
 // Evaluation loss from precomputed scores: the mean over groups (rank) or over
@@ -263,9 +266,11 @@ void check_sizes(const TlpNetwork &net, const FeaturizerOptions &fo) {
 namespace {
 
 // The training loop shared by TLP and MTL-TLP: `tr` has a label column per head,
-// `va` (the tasks `val`) one, scored by head `val_head`.
+// `va` (the tasks `val`) one, scored by head `val_head` for the top-k scores.
+// The validation loss that picks the weights is over `va_all`, all heads, when
+// given (MTL), else over `va`.
 TrainResult train_flat(TlpNetwork &net, const Flat &tr, const Flat &va, const std::vector<TlpTask> &val, int val_head,
-                       const TrainOptions &o, Clock::time_point start) {
+                       const Flat *va_all, const TrainOptions &o, Clock::time_point start) {
   if (tr.n == 0) throw std::invalid_argument("no training records: the training split is empty");
   TrainResult result;
   result.train_records = size_t(tr.n);
@@ -307,12 +312,16 @@ TrainResult train_flat(TlpNetwork &net, const Flat &tr, const Flat &va, const st
     EpochReport rep;
     rep.epoch = epoch;
     rep.train_loss = steps ? sum / steps : 0.0;
+    const bool judged = va_all ? va_all->n > 0 : va.n > 0;
     if (va.n > 0) {
       const torch::Tensor s = score_all(m, va, val_head);
-      rep.val_loss = loss_of_scores(s, va, o.loss, o.batch);
+      if (!va_all) rep.val_loss = loss_of_scores(s, va, o.loss, o.batch);
       const std::vector<TopkTask> tk = topk_tasks(s, va, val, {});
       rep.val_top1 = topk_score(tk, 1);
       rep.val_top5 = topk_score(tk, 5);
+    }
+    if (va_all && va_all->n > 0) rep.val_loss = loss_of_scores(score_all(m, *va_all, -1), *va_all, o.loss, o.batch);
+    if (judged) {
       rep.best = std::isfinite(rep.val_loss) && (result.best_epoch == 0 || rep.val_loss < result.best_val_loss);
     } else {
       rep.best = true;  // without validation data the last epoch is kept
@@ -320,7 +329,7 @@ TrainResult train_flat(TlpNetwork &net, const Flat &tr, const Flat &va, const st
     if (rep.best) {
       result.best_epoch = epoch;
       result.best_val_loss = rep.val_loss;
-      if (va.n > 0) keep_best();
+      if (judged) keep_best();
       since_best = 0;
     } else {
       ++since_best;
@@ -357,19 +366,20 @@ TrainResult train_tlp(TlpNetwork &net, const std::vector<TlpTask> &train, const 
   check_options(net, o);
   if (net.config().output_heads != 1)
     throw std::invalid_argument("a network with several output heads trains on MTL tasks (train_mtl)");
-  return train_flat(net, flatten(train, net.config(), "training"), flatten(val, net.config(), "validation"), val, 0, o,
-                    start);
+  return train_flat(net, flatten(train, net.config(), "training"), flatten(val, net.config(), "validation"), val, 0,
+                    nullptr, o, start);
 }
 
-TrainResult train_mtl(TlpNetwork &net, const std::vector<MtlTask> &train, const std::vector<TlpTask> &val,
-                      int val_head, const TrainOptions &o) {
+TrainResult train_mtl(TlpNetwork &net, const std::vector<MtlTask> &train, const std::vector<MtlTask> &val_all,
+                      const std::vector<TlpTask> &val, int val_head, const TrainOptions &o) {
   const auto start = Clock::now();
   check_options(net, o);
   if (val_head < 0 || val_head >= net.config().output_heads)
     throw std::invalid_argument("validation head " + std::to_string(val_head) + " of a network with " +
                                 std::to_string(net.config().output_heads) + " heads");
+  const Flat all = flatten(val_all, net.config(), "validation");
   return train_flat(net, flatten(train, net.config(), "training"), flatten(val, net.config(), "validation"), val,
-                    val_head, o, start);
+                    val_head, &all, o, start);
 }
 
 double evaluate_loss(TlpNetwork &net, const std::vector<TlpTask> &tasks, TlpLoss loss, int batch) {

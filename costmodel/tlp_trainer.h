@@ -77,11 +77,14 @@ TrainResult train_tlp(TlpNetwork &net, const std::vector<TlpTask> &train, const 
 // MTL-TLP: trains a network with one head per platform (output_heads) on tasks
 // whose records carry a label for the platforms they were measured on; each
 // head's LambdaRank (or MSE) sees only its labeled records, and the heads' losses
-// are summed. Validation (the kept weights, early stopping) is on `val`, tasks of
-// one platform scored by head `val_head`. Throws std::invalid_argument as
-// train_tlp does, and when the tasks' platform count is not the head count.
-TrainResult train_mtl(TlpNetwork &net, const std::vector<MtlTask> &train, const std::vector<TlpTask> &val,
-                      int val_head, const TrainOptions &options);
+// are summed. The weights kept (and early stopping) follow the validation loss
+// over every head on `val_all`, the validation workloads' records of all
+// platforms: a target platform with a few percent of its data has too few
+// validation records to judge by alone. The epochs' top-k scores are of `val`,
+// one platform's tasks, scored by head `val_head`. Throws std::invalid_argument
+// as train_tlp does, and when the tasks' platform count is not the head count.
+TrainResult train_mtl(TlpNetwork &net, const std::vector<MtlTask> &train, const std::vector<MtlTask> &val_all,
+                      const std::vector<TlpTask> &val, int val_head, const TrainOptions &options);
 
 // The loss of `net` on featurized tasks, grouped as in training (no gradients).
 double evaluate_loss(TlpNetwork &net, const std::vector<TlpTask> &tasks, TlpLoss loss, int batch = 1024);

@@ -255,7 +255,9 @@ Command add_train_command(CLI::App &app) {
       printf("split by workload: %zu validation, %zu test tasks of the target\n", val.size(), test.size());
       if (train.empty()) throw std::runtime_error("no training tasks: collect more data (tlptune collect)");
       to.on_epoch = print_epoch;
-      tr = train_mtl(*net, train, val, 0, to);
+      std::vector<MtlTask> val_all = merge_platform_tasks(data.split.val, heads);
+      featurize_mtl_tasks(val_all, to.featurizer);
+      tr = train_mtl(*net, train, val_all, val, 0, to);
     } else {
       const std::vector<TlpTask> train = tasks_where(data.split.train, on(target));
       printf("split by workload: %zu train, %zu validation, %zu test tasks\n", train.size(), val.size(), test.size());

@@ -218,7 +218,9 @@ TEST(MtlTraining, EachHeadLearnsItsOwnPlatformsRanking) {
   o.featurizer = f;
   o.seed = 7;
   o.threads = 1;
-  const TrainResult r = train_mtl(net, train, val_b, 0, o);
+  std::vector<MtlTask> val_all = merge_platform_tasks(data.split.val, {"B", "A"});
+  featurize_mtl_tasks(val_all, f);
+  const TrainResult r = train_mtl(net, train, val_all, val_b, 0, o);
   EXPECT_EQ(r.train_tasks, train.size());
 
   auto quality = [](TlpNetwork head, const std::vector<TlpTask> &tasks) {
@@ -248,7 +250,7 @@ TEST(MtlTraining, HeadWithoutLabelsIsLeftUntouched) {
   o.weight_decay = 0;  // Adam's weight decay would move even weights without a gradient
   o.featurizer = f;
   o.threads = 1;
-  train_mtl(net, train, {}, 0, o);
+  train_mtl(net, train, {}, {}, 0, o);
   for (const std::string name : {"dec0.weight", "enc0.weight", "res1.bias"})
     EXPECT_NE(net.parameter(name), initial.parameter(name)) << name << " should have learned";
   for (int i = 0; i < 4; ++i)
