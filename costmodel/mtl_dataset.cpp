@@ -51,14 +51,7 @@ std::vector<MtlTask> merge_platform_tasks(const std::vector<TlpTask> &tasks, con
 }
 
 void featurize_mtl_tasks(std::vector<MtlTask> &tasks, const FeaturizerOptions &options) {
-  const size_t per = size_t(options.seq_len) * size_t(options.emb_size);
-  for (MtlTask &t : tasks) {
-    t.features.assign(t.size() * per, 0.0f);
-    for (size_t i = 0; i < t.size(); ++i) {
-      const std::vector<float> m = featurize(t.schedules[i], options);
-      std::copy(m.begin(), m.end(), t.features.begin() + i * per);
-    }
-  }
+  for (MtlTask &t : tasks) t.features = featurize_all(t.schedules, options);
 }
 
 std::vector<MeasureRecord> keep_platform_share(const std::vector<MeasureRecord> &records, const std::string &platform,

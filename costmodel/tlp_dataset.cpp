@@ -57,14 +57,7 @@ std::vector<TlpTask> build_tasks(const std::vector<MeasureRecord> &records, Data
 }
 
 void featurize_tasks(std::vector<TlpTask> &tasks, const FeaturizerOptions &options) {
-  const size_t per = size_t(options.seq_len) * size_t(options.emb_size);
-  for (TlpTask &t : tasks) {
-    t.features.assign(t.size() * per, 0.0f);
-    for (size_t i = 0; i < t.size(); ++i) {
-      const std::vector<float> m = featurize(t.schedules[i], options);
-      std::copy(m.begin(), m.end(), t.features.begin() + i * per);
-    }
-  }
+  for (TlpTask &t : tasks) t.features = featurize_all(t.schedules, options);
 }
 
 namespace {

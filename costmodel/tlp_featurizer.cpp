@@ -1,5 +1,6 @@
 #include "costmodel/tlp_featurizer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -29,6 +30,16 @@ std::vector<float> featurize(const Schedule &schedule, const FeaturizerOptions &
     }
   }
   return m;
+}
+
+std::vector<float> featurize_all(const std::vector<Schedule> &schedules, const FeaturizerOptions &options) {
+  const size_t per = size_t(options.seq_len) * size_t(options.emb_size);
+  std::vector<float> out(schedules.size() * per, 0.0f);
+  for (size_t i = 0; i < schedules.size(); ++i) {
+    const std::vector<float> m = featurize(schedules[i], options);
+    std::copy(m.begin(), m.end(), out.begin() + long(i * per));
+  }
+  return out;
 }
 
 }  // namespace tlp

@@ -29,4 +29,7 @@ FeatureScaling feature_scaling_from_name(const std::string &name);  // throws st
 // seq_len * emb_size values, row-major (row = step).
 std::vector<float> featurize(const Schedule &schedule, const FeaturizerOptions &options);
 
+// The matrices of several schedules, one after another.
+std::vector<float> featurize_all(const std::vector<Schedule> &schedules, const FeaturizerOptions &options);
+
 }  // namespace tlp

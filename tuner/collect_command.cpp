@@ -52,13 +52,8 @@ std::vector<std::unique_ptr<Measurer>> make_measurers(const std::vector<TargetPl
                                                        const TuneOptions &o) {
   std::vector<std::unique_ptr<Measurer>> out;
   for (const TargetPlatforms &g : groups) {
-    MeasurerOptions mo;
-    mo.target = g.target;
+    MeasurerOptions mo = measurer_options(o, g.target);
     mo.threads = g.threads;
-    mo.log_path = o.log_path;
-    mo.build_timeout = o.build_timeout;
-    mo.run_timeout = o.run_timeout;
-    mo.min_seconds = o.min_seconds;
     out.push_back(std::make_unique<Measurer>(mo));
   }
   return out;

@@ -41,6 +41,22 @@ std::string measurement_platform(const std::string &target, int threads, bool bu
   return j["platform"].get<std::string>();
 }
 
+MeasurerOptions measurer_options(const TuneOptions &o, const std::string &target) {
+  MeasurerOptions mo;
+  mo.target = target;
+  mo.threads = {o.threads > 0 ? o.threads : hardware_threads()};
+  mo.build_only = o.build_only;
+  mo.runner_command = o.runner_command;
+  mo.log_path = o.log_path;
+  mo.work_dir = o.work_dir;
+  mo.build_workers = o.build_workers;
+  mo.build_timeout = o.build_timeout;
+  mo.run_timeout = o.run_timeout;
+  mo.min_repeats = o.min_repeats;
+  mo.min_seconds = o.min_seconds;
+  return mo;
+}
+
 Measurer::Measurer(MeasurerOptions o) : o_(std::move(o)) {
   if (o_.threads.empty()) o_.threads.push_back(o_.build_only ? 1 : hardware_threads());
   for (int t : o_.threads) {

@@ -15,6 +15,7 @@
 #include "measure/measure_record.h"
 #include "measure/record_log.h"
 #include "measure/runner_client.h"
+#include "tuner/tuning_session.h"
 #include "tuner/work_dir.h"
 
 namespace tlp {
@@ -51,6 +52,9 @@ struct MeasureTimes {
 // std::runtime_error when a GPU target finds no GPU, saying what to do.
 std::string measurement_platform(const std::string &target, int threads, bool build_only,
                                  const std::string &runner_command);
+
+// The measurer options of a tuning run's options, for a resolved target string.
+MeasurerOptions measurer_options(const TuneOptions &o, const std::string &target);
 
 class Measurer {
  public:

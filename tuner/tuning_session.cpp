@@ -59,21 +59,6 @@ std::string tune_platform(const TuneOptions &o, const Halide::Target &target) {
                               o.runner_command);
 }
 
-MeasurerOptions measurer_options(const TuneOptions &o, const Halide::Target &target) {
-  MeasurerOptions mo;
-  mo.target = target.to_string();
-  mo.threads = {o.threads > 0 ? o.threads : hardware_threads()};
-  mo.build_only = o.build_only;
-  mo.runner_command = o.runner_command;
-  mo.log_path = o.log_path;
-  mo.work_dir = o.work_dir;
-  mo.build_workers = o.build_workers;
-  mo.build_timeout = o.build_timeout;
-  mo.run_timeout = o.run_timeout;
-  mo.min_repeats = o.min_repeats;
-  mo.min_seconds = o.min_seconds;
-  return mo;
-}
 
 }  // namespace
 
@@ -118,7 +103,7 @@ TuneSummary run_tuning(const TuneOptions &o, const std::atomic<bool> &stop) {
             "note: %s holds %d measurements of this task; they will not be measured again "
             "(--resume counts them toward --trials)\n",
             o.log_path.c_str(), sum.skipped_known);
-  Measurer measurer(measurer_options(o, target));
+  Measurer measurer(measurer_options(o, target.to_string()));
   ProgressBar bar("tuning " + sum.workload, o.trials);
   auto progress = [&] {
     if (o.progress) bar.update(std::min(sum.trials_total, o.trials), best_text(sum));
@@ -186,7 +171,7 @@ NetworkSummary run_network_tuning(const TuneOptions &o, const std::string &netwo
     out.weights.push_back(spec.tasks[i].weight);
   }
   TaskScheduler scheduler(out.weights, TaskSchedulerOptions{});
-  Measurer measurer(measurer_options(o, target));
+  Measurer measurer(measurer_options(o, target.to_string()));
   int spent = 0;
   for (const auto &t : tasks) spent += t->summary().trials_total;
   // Known results seed the scheduler, so a resumed run does not warm up again.
