@@ -13,25 +13,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "measure/shell_command.h"
+
 namespace tlp {
 namespace {
 
 bool executable(const std::string &path) { return !path.empty() && ::access(path.c_str(), X_OK) == 0; }
-
-std::string shell_quote(const std::string &s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// Runs a shell command; returns its exit status and combined output.
-int run_command(const std::string &cmd, std::string &output) {
-  FILE *p = popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return -1;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) output.append(buf, n);
-  return pclose(p);
-}
 
 }  // namespace
 
@@ -106,7 +93,7 @@ PtxasReport validate_ptx(const std::string &ptx, int capability, const std::stri
     if (!f) throw PtxasError("cannot write " + in);
   }
   std::string output;
-  const int status = run_command(shell_quote(ptxas) + " -v --gpu-name sm_" + std::to_string(capability) + " " +
+  const int status = run_shell_command(shell_quote(ptxas) + " -v --gpu-name sm_" + std::to_string(capability) + " " +
                                      shell_quote(in) + " -o " + shell_quote(out),
                                  output);
   std::error_code ec;

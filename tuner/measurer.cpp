@@ -10,6 +10,7 @@
 #include "codegen/kernel_compiler.h"
 #include "codegen/target.h"
 #include "measure/platform.h"
+#include "measure/shell_command.h"
 #include "measure/task_data.h"
 
 namespace tlp {
@@ -23,14 +24,9 @@ std::string measurement_platform(const std::string &target, int threads, bool bu
                                  const std::string &runner_command) {
   if (!parse_target(target).has_gpu_feature() || build_only) return cpu_platform(target, threads);
   const std::string runner =
-      runner_command.empty() ? "'" + RunnerClient::default_runner_path() + "'" : runner_command;
-  FILE *p = popen((runner + " --probe-gpu 2>&1").c_str(), "r");
+      runner_command.empty() ? shell_quote(RunnerClient::default_runner_path()) : runner_command;
   std::string out;
-  if (p) {
-    char buf[1024];
-    while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  }
-  const int status = p ? pclose(p) : -1;
+  const int status = run_shell_command(runner + " --probe-gpu", out);
   const auto j = nlohmann::json::parse(out, nullptr, false);
   if (status != 0 || j.is_discarded() || !j.contains("platform")) {
     while (!out.empty() && out.back() == '\n') out.pop_back();
