@@ -1,6 +1,8 @@
 #include "costmodel/tlp_cost_model.h"
 
+#include <algorithm>
 #include <map>
+#include <random>
 #include <stdexcept>
 
 #include "costmodel/tlp_dataset.h"
@@ -68,37 +70,65 @@ void TlpCostModel::update(const std::string &task_key, const std::vector<Schedul
   compute_labels(task);
   if (s_->options.update.epochs <= 0 || num_records() == 0) return;
 
-  // The training set: every task's records (or only the most recent ones).
+  // The training set: every task's records, or a sample of them under the cap.
+  TrainOptions o = s_->options.update;
+  o.seed = o.seed + uint64_t(s_->updates++);
   const size_t limit = s_->options.max_update_records;
-  const uint64_t first = (limit > 0 && s_->arrived > limit) ? s_->arrived - limit : 0;
+  const bool capped = limit > 0 && s_->arrived > limit;
+  std::vector<char> keep;
+  if (capped) {
+    keep.assign(size_t(s_->arrived), 0);
+    for (uint64_t a : detail::update_sample(s_->arrived, limit, o.seed)) keep[size_t(a)] = 1;
+  }
   const size_t per = size_t(fo.seq_len) * size_t(fo.emb_size);
   std::vector<TlpTask> train;
   for (const auto &item : s_->tasks) {
     const TlpTask &t = item.second;
     const std::vector<uint64_t> &ord = s_->order.at(item.first);
-    if (first == 0) {
+    if (!capped) {
       if (t.size() > 0) train.push_back(t);
       continue;
     }
-    TlpTask recent;
-    recent.workload_key = t.workload_key;
-    recent.platform = t.platform;
+    TlpTask kept;
+    kept.workload_key = t.workload_key;
+    kept.platform = t.platform;
     for (size_t i = 0; i < t.size(); ++i) {
-      if (ord[i] < first) continue;
-      recent.schedules.push_back(t.schedules[i]);
-      recent.costs.push_back(t.costs[i]);
-      recent.features.insert(recent.features.end(), t.features.begin() + i * per, t.features.begin() + (i + 1) * per);
+      if (!keep[size_t(ord[i])]) continue;
+      kept.schedules.push_back(t.schedules[i]);
+      kept.costs.push_back(t.costs[i]);
+      kept.features.insert(kept.features.end(), t.features.begin() + i * per, t.features.begin() + (i + 1) * per);
     }
-    if (recent.size() == 0) continue;
-    compute_labels(recent);
-    train.push_back(std::move(recent));
+    if (kept.size() == 0) continue;
+    compute_labels(kept);
+    train.push_back(std::move(kept));
   }
-  TrainOptions o = s_->options.update;
   o.arch = s_->net.config().arch;
   o.featurizer = fo;
-  o.seed = o.seed + uint64_t(s_->updates++);
   s_->last = train_tlp(s_->net, train, {}, o);
 }
+
+namespace detail {
+std::vector<uint64_t> update_sample(uint64_t arrived, size_t limit, uint64_t seed) {
+  std::vector<uint64_t> out;
+  if (limit == 0 || arrived <= limit) {
+    for (uint64_t a = 0; a < arrived; ++a) out.push_back(a);
+    return out;
+  }
+  const uint64_t recent = limit / 2;
+  std::vector<uint64_t> older(size_t(arrived - recent));
+  for (uint64_t a = 0; a < older.size(); ++a) older[size_t(a)] = a;
+  std::mt19937_64 rng(seed);
+  const size_t draw = limit - size_t(recent);
+  for (size_t i = 0; i < draw; ++i) {  // partial Fisher-Yates: the first `draw` entries
+    std::uniform_int_distribution<size_t> pick(i, older.size() - 1);
+    std::swap(older[i], older[pick(rng)]);
+  }
+  out.assign(older.begin(), older.begin() + long(draw));
+  for (uint64_t a = arrived - recent; a < arrived; ++a) out.push_back(a);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+}  // namespace detail
 
 std::string TlpCostModel::name() const { return std::string("tlp-") + tlp_arch_name(s_->net.config().arch); }
 

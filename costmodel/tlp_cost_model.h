@@ -3,8 +3,9 @@
 // predict() featurizes the schedules with the model's featurizer settings and
 // scores them (by default with our own plain-C++ forward; see tlp_network.h).
 // update() keeps the measured records of the task and fine-tunes the network on
-// all records seen so far (labels per task: min cost / cost; failed measurements
-// are kept out of training), for `update.epochs` epochs. With update.epochs = 0
+// the records seen so far, at most `max_update_records` of them (labels per
+// task: min cost / cost; failed measurements are kept out of training), for
+// `update.epochs` epochs. With update.epochs = 0
 // the model never changes (the paper's "tlp-no-update").
 #pragma once
 
@@ -25,8 +26,11 @@ struct TlpCostModelOptions {
   // Online fine-tuning. Used: loss, epochs, batch, lr, weight_decay, grad_clip,
   // seed, threads (arch and featurizer come from the model; no validation).
   TrainOptions update = default_update();
-  // Fine-tune on the most recent this-many usable records only; 0 = all seen.
-  size_t max_update_records = 0;
+  // Fine-tune on at most this many usable records (0 = all seen): the most
+  // recent half of the cap plus a fresh draw from the older ones at each update.
+  // The cap bounds an update's time, which otherwise grows with every round
+  // (a 1,000-trial run would retrain on all 1,000 records 62 times).
+  size_t max_update_records = 512;
 
   // 5 epochs in batches of 64 (more steps than the offline 1024: an update sees
   // a few hundred records), one LibTorch thread, the paper's Adam settings otherwise.
@@ -61,6 +65,13 @@ class TlpCostModel final : public CostModel {
   struct State;
   std::unique_ptr<State> s_;
 };
+
+namespace detail {
+// The arrival numbers (0..arrived-1) an update trains on under `limit`: the
+// newest limit/2, and limit - limit/2 drawn without replacement from the
+// older ones by `seed`. Everything when limit is 0 or not exceeded. Sorted.
+std::vector<uint64_t> update_sample(uint64_t arrived, size_t limit, uint64_t seed);
+}  // namespace detail
 
 // From a model file; with a non-empty platform, a model trained for another one
 // is refused (ModelFileError).

@@ -4,10 +4,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <limits>
 #include <memory>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -138,7 +140,22 @@ TEST(TlpCostModel, WithoutUpdateEpochsTheModelNeverChanges) {
   EXPECT_EQ(model->num_records(), 30u);
 }
 
-TEST(TlpCostModel, MostRecentRecordsOnlyWhenCapped) {
+TEST(TlpCostModel, UpdateSampleKeepsTheNewestHalfAndDrawsTheRestFromOlderRecords) {
+  const std::vector<uint64_t> all = detail::update_sample(30, 50, 1);
+  ASSERT_EQ(all.size(), 30u) << "under the cap every record trains";
+  EXPECT_EQ(detail::update_sample(30, 0, 1).size(), 30u) << "0 means no cap";
+
+  const std::vector<uint64_t> s = detail::update_sample(1000, 100, 7);
+  ASSERT_EQ(s.size(), 100u);
+  EXPECT_TRUE(std::is_sorted(s.begin(), s.end()));
+  EXPECT_EQ(std::set<uint64_t>(s.begin(), s.end()).size(), 100u) << "no record twice";
+  for (uint64_t a = 950; a < 1000; ++a) EXPECT_TRUE(std::binary_search(s.begin(), s.end(), a)) << a;
+  EXPECT_EQ(std::count_if(s.begin(), s.end(), [](uint64_t a) { return a < 950; }), 50);
+  EXPECT_EQ(detail::update_sample(1000, 100, 7), s) << "the same seed draws the same sample";
+  EXPECT_NE(detail::update_sample(1000, 100, 8), s) << "the next update draws other older records";
+}
+
+TEST(TlpCostModel, CappedUpdatesTrainOnTheCapOnly) {
   const TlpNetworkConfig c = small_config();
   TlpCostModelOptions o = quick_updates(1);
   o.max_update_records = 50;
