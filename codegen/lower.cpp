@@ -21,6 +21,7 @@ struct HalideStage {
   bool update = false;              // schedule the update definition, not the pure one
   std::string src;                  // the C++ expression naming it in the emitted source
   std::vector<VarOrRVar> loops;
+  bool guarded = false;             // an update split that does not divide its loop (a guarded tail)
 };
 
 std::string cxx_name(const std::string &name) {
@@ -102,6 +103,7 @@ class Lowering {
     }
     if (target_.has_gpu_feature())
       for (size_t s = 0; s < stages_.size(); ++s) gpu_initialization(int(s));
+    for (size_t s = 0; s < stages_.size(); ++s) explicit_unroll(int(s));
     for (size_t s = 0; s < stages_.size(); ++s) auto_unroll(int(s));
     specialize_shapes();
     LoweredKernel k;
@@ -143,6 +145,7 @@ class Lowering {
       // An update cannot recompute points (ShiftInwards) and must not read past its
       // inputs (RoundUp), so its tails are guarded; pure stages keep Halide's choice.
       const auto tail = hs.update ? Halide::TailStrategy::GuardWithIf : Halide::TailStrategy::Auto;
+      if (hs.update && before.stage(step.stage).iters[step.iter].extent % inner != 0) hs.guarded = true;
       stage.split(rest, outer, next, int(inner), tail);
       emit(stage_src(hs) + ".split(" + loop_src(rest) + ", " + loop_src(outer) + ", " + loop_src(next) + ", " +
            std::to_string(inner) + (hs.update ? ", TailStrategy::GuardWithIf" : "") + ");");
@@ -199,10 +202,7 @@ class Lowering {
         stage.vectorize(v);
         emit(stage_src(hs) + ".vectorize(" + loop_src(v) + ");");
         break;
-      case Annotation::Unroll:
-        stage.unroll(v);
-        emit(stage_src(hs) + ".unroll(" + loop_src(v) + ");");
-        break;
+      case Annotation::Unroll: break;  // in finish(), once the loop nest is final (see explicit_unroll)
       case Annotation::GpuBlock:
       case Annotation::GpuThread: {
         if (!gpu) throw ScheduleError("step " + step.to_text() + ": GPU annotations need a GPU target, not " + target_.to_string());
@@ -321,6 +321,34 @@ class Lowering {
          ", 128, TailStrategy::GuardWithIf);");
   }
 
+  // Halide 14 miscompiles an unrolled loop around a vectorized one when the stage
+  // has a guarded tail: in the tail the last unrolled copy loses its guard and
+  // adds twice (found by tuning matmul 512^3; see the Lower tests). Such loops stay
+  // serial; the schedule is otherwise kept.
+  bool unroll_is_unsafe(int s, int i) const {
+    if (!stages_[s].guarded) return false;
+    const StageState &st = state_.stage(s);
+    for (size_t j = size_t(i) + 1; j < st.iters.size(); ++j)
+      if (st.iters[j].annotation == Annotation::Vectorize) return true;
+    return false;
+  }
+
+  void explicit_unroll(int s) {
+    const StageState &st = state_.stage(s);
+    HalideStage &hs = stages_[s];
+    if (hs.input) return;
+    for (size_t i = 0; i < st.iters.size(); ++i) {
+      if (st.iters[i].annotation != Annotation::Unroll) continue;
+      if (unroll_is_unsafe(s, int(i))) {
+        emit("// " + stage_src(hs) + ".unroll(" + loop_src(hs.loops[i]) +
+             ") left out: a vectorized loop inside a guarded tail (Halide 14 miscompiles it)");
+        continue;
+      }
+      stage_of(hs).unroll(hs.loops[i]);
+      emit(stage_src(hs) + ".unroll(" + loop_src(hs.loops[i]) + ");");
+    }
+  }
+
   void auto_unroll(int s) {
     const StageState &st = state_.stage(s);
     if (st.auto_unroll <= 0 || stages_[s].input) return;
@@ -333,7 +361,7 @@ class Lowering {
       // Stop at a loop that holds another stage: unrolling it would copy that stage's whole loop nest.
       if (!state_.attached_at(s, i).empty()) break;
       const bool constant = it.kind == IterKind::Reduce || st.location == ComputeLocation::Root || is_inner_split(it.name);
-      if (!constant || product * it.extent > st.auto_unroll) break;
+      if (!constant || product * it.extent > st.auto_unroll || unroll_is_unsafe(s, i)) break;
       product *= it.extent;
       if (it.annotation == Annotation::None) {
         stage_of(hs).unroll(hs.loops[i]);

@@ -13,7 +13,8 @@ namespace {
 TEST(HalideAutoscheduler, WrapsAReductionOutputInAPureCopy) {
   auto op = make_operator("matmul:M=32,N=32,K=16");
   const LoweredKernel k = autoschedule_with_halide(*op, "Mullapudi2016", Halide::get_host_target(), 1);
-  EXPECT_EQ(k.output.name(), "C_out");
+  // Halide may suffix a name already taken in this process ("C_out$11").
+  EXPECT_EQ(k.output.name().rfind("C_out", 0), 0u) << k.output.name();
   EXPECT_FALSE(k.output.has_update_definition());
   EXPECT_NE(k.schedule_source.find("C_out"), std::string::npos) << k.schedule_source;
 }

@@ -89,13 +89,38 @@ TEST(Lower, AutoUnrollPragmaMatchesReference) {
 
 TEST(Lower, NonDivisibleTilesOfAnUpdateStayInBounds) {
   // Register-block splits that do not divide the tile: guarded, never out of bounds.
-  // Known: adding AN(3,0,parallel), or unrolling m_1 as well, makes Halide 14
-  // compute wrong values for this schedule. The runner's check turns that into a
-  // wrong_answer record, and the schedule space draws only divisors for such splits.
   expect_schedule_correct("matmul:M=512,N=512,K=512",
                           "CHW(2,local); SP(3,1,512,[4,16]); SP(3,0,512,[2,8]); RE(3,[0,3,1,4,2,5]); "
                           "CA(2,3,1); SP(2,1,64,[5,8]); SP(2,0,16,[11]); SP(2,5,512,[4]); "
                           "RE(2,[5,6,0,2,1,3,4]); AN(2,6,vectorize); AN(2,5,unroll)");
+}
+
+// A mutant the evolutionary search produced: the accumulator's 120-wide tile is
+// split by 16 (a guarded tail), its row loop unrolled around the vectorized
+// columns. Halide 14 added the last row's tail twice; the lowering now keeps that
+// row loop serial (and says so in the source), so the kernel is right.
+const char *kGuardedTailWithUnrolledRows =
+    "CHW(2,local); SP(3,1,512,[3,40]); SP(3,0,512,[1,4]); RE(3,[0,3,1,4,2,5]); FU(3,[0,1]); AN(3,0,parallel); "
+    "AN(3,4,vectorize); CA(2,3,0); SP(2,1,120,[2,8]); SP(2,0,4,[4]); SP(2,5,512,[4]); RE(2,[5,0,2,6,1,3,4]); "
+    "AN(2,6,vectorize); AN(2,4,unroll)";
+
+TEST(Lower, UnrolledLoopAroundAVectorizedGuardedTailMatchesReference) {
+  expect_schedule_correct("matmul:M=512,N=512,K=512", kGuardedTailWithUnrolledRows);
+}
+
+TEST(Lower, UnrollLeftOutOnlyWhereTheTailIsGuarded) {
+  auto op = make_operator("matmul:M=512,N=512,K=512");
+  const ComputeDag dag = make_compute_dag(*op);
+  const std::string guarded =
+      schedule_to_halide_source(*op, dag, Schedule::from_text(kGuardedTailWithUnrolledRows));
+  EXPECT_NE(guarded.find("unroll(m_1) left out"), std::string::npos) << guarded;
+  // The same schedule with a dividing tile (128 = 8 x 16): unrolled as asked.
+  std::string text = kGuardedTailWithUnrolledRows;
+  text.replace(text.find("[3,40]"), 6, "[4,32]");
+  text.replace(text.find("SP(2,1,120"), 10, "SP(2,1,128");
+  const std::string dividing = schedule_to_halide_source(*op, dag, Schedule::from_text(text));
+  EXPECT_EQ(dividing.find("left out"), std::string::npos) << dividing;
+  EXPECT_NE(dividing.find(".unroll(m_1);"), std::string::npos) << dividing;
 }
 
 TEST(Lower, GpuAnnotationOnCpuTargetIsAnInvalidSchedule) {
