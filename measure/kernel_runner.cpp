@@ -16,6 +16,7 @@
 #include <HalideRuntime.h>
 #include <nlohmann/json.hpp>
 
+#include "measure/generated_task_data.h"
 #include "measure/measure_error.h"
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
@@ -189,14 +190,28 @@ std::vector<float> read_floats(const std::string &path, int64_t count) {
   return data;
 }
 
-TaskTensor load_tensor(const json &spec, const std::string &dir, const std::string &where) {
-  if (!spec.is_object() || !spec.contains("file") || !spec["file"].is_string() ||
-      !spec.contains("shape")) {
-    throw std::runtime_error(where + " needs a \"file\" string and a \"shape\" array");
-  }
+uint64_t seed_field(const json &spec, const char *key, const std::string &where) {
+  if (!spec.is_object() || !spec.contains(key) || !spec[key].is_number_unsigned())
+    throw std::runtime_error(where + " needs a non-negative integer \"" + key + "\"");
+  return spec[key].get<uint64_t>();
+}
+
+// A tensor from its file, or generated from its seed (the portable form).
+TaskTensor load_tensor(const json &spec, const std::string &dir, const std::string &where, size_t count = 0) {
+  if (!spec.is_object() || !spec.contains("shape"))
+    throw std::runtime_error(where + " needs a \"shape\" array");
   TaskTensor t;
   t.shape = parse_shape(spec["shape"], where);
-  t.data = read_floats(join_path(dir, spec["file"].get<std::string>()), element_count(t.shape));
+  if (spec.contains("generate")) {
+    const json &g = spec["generate"];
+    t.data.resize(element_count(t.shape));
+    generate_task_input(seed_field(g, "seed", where + ".generate"), int(seed_field(g, "index", where + ".generate")),
+                        t.data.data(), t.data.size());
+    return t;
+  }
+  if (!spec.contains("file") || !spec["file"].is_string())
+    throw std::runtime_error(where + " needs a \"file\" string or a \"generate\" object");
+  t.data = read_floats(join_path(dir, spec["file"].get<std::string>()), count ? int64_t(count) : element_count(t.shape));
   return t;
 }
 
@@ -335,7 +350,7 @@ class JobBuffers {
       std::copy(in.data.begin(), in.data.end(), storage_.back().get());
       add_buffer(storage_.back().get(), in.shape);
     }
-    const size_t out_n = task.reference.data.size();
+    const size_t out_n = size_t(element_count(task.reference.shape));
     storage_.push_back(aligned_floats(out_n));
     std::fill_n(storage_.back().get(), out_n, std::numeric_limits<float>::quiet_NaN());
     add_buffer(storage_.back().get(), task.reference.shape);
@@ -523,7 +538,17 @@ TaskData load_task_data(const std::string &data_dir) {
     data.inputs.push_back(
         load_tensor(task["inputs"][i], data_dir, task_path + ": inputs[" + std::to_string(i) + "]"));
   }
-  data.reference = load_tensor(task["output"], data_dir, task_path + ": output");
+  const json &output = task["output"];
+  size_t sampled = 0;
+  if (output.is_object() && output.contains("sample")) {
+    const std::string where = task_path + ": output.sample";
+    sampled = size_t(seed_field(output["sample"], "count", where));
+    if (sampled == 0) throw std::runtime_error(where + ": \"count\" must be at least 1");
+  }
+  data.reference = load_tensor(output, data_dir, task_path + ": output", sampled);
+  if (sampled)
+    data.reference_positions = reference_sample_positions(seed_field(output["sample"], "seed", task_path),
+                                                          sampled, size_t(element_count(data.reference.shape)));
   double sum = 0;
   int64_t finite = 0;
   for (float v : data.reference.data) {
@@ -537,21 +562,22 @@ TaskData load_task_data(const std::string &data_dir) {
 }
 
 OutputCheck check_output(const float *out, const TaskTensor &ref, double mean_abs_ref,
-                         double rtol) {
+                         double rtol, const std::vector<size_t> &positions) {
   constexpr double kAbsoluteFloor = 1e-6;  // so an all-zero reference is checkable
   OutputCheck check;
   for (size_t i = 0; i < ref.data.size(); ++i) {
     const double expected = ref.data[i];
     if (!std::isfinite(expected)) continue;
-    const double got = out[i];
+    const size_t at = positions.empty() ? i : positions[i];
+    const double got = out[at];
     const double error = std::isfinite(got) ? std::fabs(got - expected)
                                             : std::numeric_limits<double>::infinity();
     check.max_abs_error = std::max(check.max_abs_error, error);
     const double tolerance = rtol * (std::fabs(expected) + mean_abs_ref) + kAbsoluteFloor;
     if (check.ok && !(error <= tolerance)) {
       check.ok = false;
-      check.message = "output[" + std::to_string(i) + "] (coordinates " +
-                      coordinates(static_cast<int64_t>(i), ref.shape) + ") expected " +
+      check.message = "output[" + std::to_string(at) + "] (coordinates " +
+                      coordinates(static_cast<int64_t>(at), ref.shape) + ") expected " +
                       format_value(expected) + " got " + format_value(got) + " (tolerance " +
                       format_value(tolerance) + ")";
     }
@@ -599,7 +625,7 @@ std::string KernelRunner::handle(const std::string &job_line) {
     if (!run_and_time(job, lib, buffers, device.get(), r)) return r.dump();
     if (device) device->copy_output_back();
     const OutputCheck check =
-        check_output(buffers.output(), task->reference, task->mean_abs_reference, job.rtol);
+        check_output(buffers.output(), task->reference, task->mean_abs_reference, job.rtol, task->reference_positions);
     r.max_abs_error = check.max_abs_error;
     if (!check.ok) {
       r.error = MeasureError::WrongAnswer;

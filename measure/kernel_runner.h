@@ -23,7 +23,11 @@
 //   {"format": 1, "inputs": [{"file": "in0.f32", "shape": [K, M]}, ...],
 //    "output": {"file": "ref.f32", "shape": [N, M]}}
 // Files are raw little-endian float32, dense, dim 0 innermost (Halide order);
-// relative file names are relative to data_dir.
+// relative file names are relative to data_dir. The portable form (written by
+// write_portable_task_data, read the same way): an input may be
+// {"generate": {"seed": S, "index": I}, "shape": [...]} (generated_task_data.h),
+// and the output may add "sample": {"seed": S, "count": C}, when ref.f32 holds
+// the reference at only C positions drawn by S; only those are checked.
 #pragma once
 
 #include <cstdint>
@@ -43,7 +47,8 @@ struct TaskTensor {
 
 struct TaskData {
   std::vector<TaskTensor> inputs;
-  TaskTensor reference;
+  TaskTensor reference;  // the output's shape; data: every element, or those at reference_positions
+  std::vector<size_t> reference_positions;  // empty: the reference is dense
   double mean_abs_reference = 0;  // mean of |ref| over its finite elements
 };
 
@@ -57,11 +62,12 @@ struct OutputCheck {
   std::string message;       // the first mismatch, when !ok
 };
 
-// Compares out (same element count as ref) against the reference: wrong where the
+// Compares out (ref.shape's element count) against the reference: wrong where the
 // reference is finite and out is NaN/inf, or |out - ref| > rtol * (|ref| + mean|ref|)
-// + 1e-6. Elements whose reference is not finite are not checked.
+// + 1e-6. Elements whose reference is not finite are not checked. With
+// `positions`, ref.data[i] is the reference at out[positions[i]].
 OutputCheck check_output(const float *out, const TaskTensor &ref, double mean_abs_ref,
-                         double rtol);
+                         double rtol, const std::vector<size_t> &positions = {});
 
 class KernelRunner {
  public:

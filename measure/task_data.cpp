@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "measure/generated_task_data.h"
+
 namespace tlp {
 namespace {
 
@@ -20,6 +22,14 @@ void write_floats(const std::string &path, const std::vector<float> &v) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   f.write(reinterpret_cast<const char *>(v.data()), std::streamsize(v.size() * sizeof(float)));
   if (!f) throw std::runtime_error("cannot write " + path);
+}
+
+// task.json last: its presence means the data is complete.
+void write_task_json(const nlohmann::json &task, const std::string &dir) {
+  namespace fs = std::filesystem;
+  const std::string tmp = (fs::path(dir) / "task.json.tmp").string();
+  std::ofstream(tmp) << task.dump(1) << "\n";
+  fs::rename(tmp, fs::path(dir) / "task.json");
 }
 
 }  // namespace
@@ -50,10 +60,35 @@ void write_task_data(const Operator &op, const std::string &dir, uint64_t seed) 
   op.reference(ptrs, ref.data());
   write_floats((fs::path(dir) / "ref.f32").string(), ref);
   task["output"] = {{"file", "ref.f32"}, {"shape", op.output_shape()}};
-  // task.json last: its presence means the data is complete.
-  const std::string tmp = (fs::path(dir) / "task.json.tmp").string();
-  std::ofstream(tmp) << task.dump(1) << "\n";
-  fs::rename(tmp, fs::path(dir) / "task.json");
+  write_task_json(task, dir);
+}
+
+void write_portable_task_data(const Operator &op, const std::string &dir, uint64_t seed, size_t max_reference) {
+  namespace fs = std::filesystem;
+  if (fs::exists(fs::path(dir) / "task.json")) return;
+  fs::create_directories(dir);
+  const auto shapes = op.input_shapes();
+  std::vector<std::vector<float>> inputs;
+  nlohmann::json task = {{"format", 1}, {"workload", op.workload().key()}, {"inputs", nlohmann::json::array()}};
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    std::vector<float> v(elements(shapes[i]));
+    generate_task_input(seed, int(i), v.data(), v.size());
+    task["inputs"].push_back({{"generate", {{"seed", seed}, {"index", i}}}, {"shape", shapes[i]}});
+    inputs.push_back(std::move(v));
+  }
+  std::vector<const float *> ptrs;
+  for (const auto &v : inputs) ptrs.push_back(v.data());
+  std::vector<float> ref(elements(op.output_shape()));
+  op.reference(ptrs, ref.data());
+  task["output"] = {{"file", "ref.f32"}, {"shape", op.output_shape()}};
+  if (ref.size() > max_reference) {
+    std::vector<float> sample;
+    for (size_t p : reference_sample_positions(seed, max_reference, ref.size())) sample.push_back(ref[p]);
+    ref = std::move(sample);
+    task["output"]["sample"] = {{"seed", seed}, {"count", max_reference}};
+  }
+  write_floats((fs::path(dir) / "ref.f32").string(), ref);
+  write_task_json(task, dir);
 }
 
 }  // namespace tlp

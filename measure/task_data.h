@@ -14,4 +14,11 @@ namespace tlp {
 // already exists (the data for a workload never changes). Creates DIR.
 void write_task_data(const Operator &op, const std::string &dir, uint64_t seed = 1);
 
+// The portable form, for a bundle taken to another machine (see
+// generated_task_data.h): task.json names each input by seed and index, and
+// ref.f32 holds the reference at `max_reference` positions drawn by the seed,
+// or every element when the output has no more. Same conditions as above.
+void write_portable_task_data(const Operator &op, const std::string &dir, uint64_t seed = 1,
+                              size_t max_reference = size_t(1) << 20);
+
 }  // namespace tlp

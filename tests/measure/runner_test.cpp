@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include "measure/generated_task_data.h"
 #include "test_util.h"
 
 namespace tlp {
@@ -314,6 +315,77 @@ TEST_F(RunnerTest, RewrittenTaskIsReloadedNotServedFromTheCache) {
                       R"({"format": 1, "inputs": [{"file": "in0.f32", "shape": [6, 4]}],)"
                       R"( "output": {"file": "ref.f32", "shape": [6, 4]}} )");
   EXPECT_EQ(client_.run(j, kTimeout).error, MeasureError::WrongAnswer);
+}
+
+// The portable task form: input 0 generated from seed 5 on the runner's side, the
+// reference (x + 1) given at `count` positions drawn by the same seed.
+void write_portable_task(const std::string &dir, size_t count) {
+  std::vector<float> in(24);
+  generate_task_input(5, 0, in.data(), in.size());
+  std::vector<float> ref;
+  for (size_t p : reference_sample_positions(5, count, in.size())) ref.push_back(in[p] + 1.0f);
+  testing::write_file(dir + "/ref.f32", floats_bytes(ref));
+  testing::write_file(dir + "/task.json",
+                      R"({"format": 1, "inputs": [{"generate": {"seed": 5, "index": 0}, "shape": [6, 4]}],)"
+                      R"( "output": {"file": "ref.f32", "shape": [6, 4], "sample": {"seed": 5, "count": )" +
+                          std::to_string(count) + "}}}");
+}
+
+TEST(GeneratedTaskData, InputsAreDeterministicNonZeroAndDifferPerIndex) {
+  std::vector<float> a(1000), b(1000), c(1000);
+  generate_task_input(3, 0, a.data(), a.size());
+  generate_task_input(3, 0, b.data(), b.size());
+  generate_task_input(3, 1, c.data(), c.size());
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  int negative = 0;
+  for (float x : a) {
+    EXPECT_GE(std::fabs(x), 0.1f);
+    EXPECT_LT(std::fabs(x), 1.0f);
+    negative += x < 0;
+  }
+  EXPECT_GT(negative, 400);
+  EXPECT_LT(negative, 600);
+  // Fixed numbers: a bundle's writer and a runner built elsewhere must agree.
+  EXPECT_FLOAT_EQ(a[0], 0.204435885f);
+  EXPECT_FLOAT_EQ(a[1], -0.2662341f);
+  EXPECT_EQ(reference_sample_positions(5, 3, 24), (std::vector<size_t>{23, 21, 21}));
+}
+
+TEST_F(RunnerTest, GeneratedInputsWithASampledReferenceAreChecked) {
+  testing::TempDir data;
+  write_portable_task(data.path(), 64);
+  const std::vector<size_t> positions = reference_sample_positions(5, 64, 24);
+  ASSERT_NE(std::find(positions.begin(), positions.end(), size_t(5)), positions.end())
+      << "the sample must cover the element the wrong kernel breaks";
+  RunJob j = job("correct");
+  j.data_dir = data.path();
+  EXPECT_EQ(client_.run(j, kTimeout).error, MeasureError::None);
+  j.artifact = kernel("wrong");
+  const RunResult r = client_.run(j, kTimeout);
+  EXPECT_EQ(r.error, MeasureError::WrongAnswer);
+  EXPECT_TRUE(contains(r.message, "output[5]")) << r.message;
+}
+
+TEST_F(RunnerTest, SampledReferenceChecksOnlyItsPositions) {
+  testing::TempDir data;
+  write_portable_task(data.path(), 3);
+  const std::vector<size_t> positions = reference_sample_positions(5, 3, 24);
+  ASSERT_EQ(std::find(positions.begin(), positions.end(), size_t(5)), positions.end());
+  RunJob j = job("wrong");  // breaks element 5 alone, which is not sampled
+  j.data_dir = data.path();
+  EXPECT_EQ(client_.run(j, kTimeout).error, MeasureError::None);
+}
+
+TEST_F(RunnerTest, SampledReferenceOfTheWrongLengthIsRuntimeError) {
+  testing::TempDir data;
+  write_portable_task(data.path(), 10);
+  testing::write_file(data.file("ref.f32"), floats_bytes(std::vector<float>(9, 1.0f)));
+  RunJob j = job("correct");
+  j.data_dir = data.path();
+  const RunResult r = client_.run(j, kTimeout);
+  EXPECT_EQ(r.error, MeasureError::RuntimeError);
+  EXPECT_TRUE(contains(r.message, "ref.f32")) << r.message;
 }
 
 TEST(RunnerClient, RunnerThatCannotStartThrowsNamingIt) {
