@@ -23,6 +23,8 @@ Command add_train_command(CLI::App &app);
 Command add_eval_command(CLI::App &app);
 Command add_peers_command(CLI::App &app);
 Command add_bench_command(CLI::App &app);
+Command add_bundle_command(CLI::App &app);
+Command add_bundle_import_command(CLI::App &app);
 
 // Exit codes shared by the subcommands.
 constexpr int kExitOk = 0;

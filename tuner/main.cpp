@@ -20,7 +20,8 @@ int main(int argc, char **argv) {
                                         tlp::add_replay_command(app), tlp::add_ops_command(app),
                                         tlp::add_collect_command(app), tlp::add_measure_command(app),
                                         tlp::add_train_command(app), tlp::add_eval_command(app),
-                                        tlp::add_peers_command(app), tlp::add_bench_command(app)};
+                                        tlp::add_peers_command(app), tlp::add_bench_command(app),
+                                        tlp::add_bundle_command(app), tlp::add_bundle_import_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

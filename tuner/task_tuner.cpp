@@ -11,18 +11,19 @@
 #include "search/random_search.h"
 
 namespace tlp {
-namespace {
 
-}  // namespace
-
-TaskTuner::TaskTuner(const std::string &op_spec, const Halide::Target &target, const TuneOptions &o, uint64_t seed,
-                     CostModel *model)
-    : op_(make_operator(op_spec)), dag_(make_compute_dag(*op_)) {
+SpaceOptions space_options_for(const Halide::Target &target) {
   SpaceOptions so;
   so.vector_lanes = vector_lanes_f32(target);
   if (so.vector_lanes >= 16) so.register_budgets = {8, 12, 16, 24};  // AVX-512 has 32 vector registers
   if (target.has_gpu_feature()) so.gpu = GpuLimits{};  // the GPU sketch rules, within CUDA's launch limits
-  space_ = std::make_unique<ScheduleSpace>(dag_, so);
+  return so;
+}
+
+TaskTuner::TaskTuner(const std::string &op_spec, const Halide::Target &target, const TuneOptions &o, uint64_t seed,
+                     CostModel *model)
+    : op_(make_operator(op_spec)), dag_(make_compute_dag(*op_)) {
+  space_ = std::make_unique<ScheduleSpace>(dag_, space_options_for(target));
   sum_.workload = op_->workload().key();
   sum_.target = target.to_string();
   sum_.platform =

@@ -18,6 +18,10 @@
 
 namespace tlp {
 
+// The schedule space's settings for a target: its vector width, register
+// budgets, and the GPU sketch rules for CUDA targets.
+SpaceOptions space_options_for(const Halide::Target &target);
+
 class TaskTuner {
  public:
   // `model` (not owned; may be shared by several tasks) guides the evolutionary
