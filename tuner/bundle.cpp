@@ -149,7 +149,40 @@ std::vector<json> read_json_lines(const fs::path &path) {
   return out;
 }
 
+// Best-so-far curves per (workload, pick), in manifest order.
+std::vector<BundleCurve> curves_of(const std::vector<std::pair<std::string, MeasureRecord>> &measured) {
+  std::vector<BundleCurve> curves;
+  std::map<std::pair<std::string, std::string>, size_t> index;
+  std::map<std::string, double> flops;
+  for (const auto &[pick, rec] : measured) {
+    const auto key = std::make_pair(rec.workload_key, pick);
+    if (!index.count(key)) {
+      index[key] = curves.size();
+      curves.push_back(BundleCurve{rec.workload_key, pick});
+    }
+    if (!flops.count(rec.workload_key)) flops[rec.workload_key] = make_operator(rec.workload_key)->flops();
+    BundleCurve &c = curves[index[key]];
+    ++c.trials;
+    if (rec.ok()) {
+      ++c.valid;
+      const double g = flops[rec.workload_key] / rec.median_cost / 1e9;
+      if (g > c.best_gflops) {
+        c.best_gflops = g;
+        c.best_schedule = rec.schedule.to_text();
+      }
+    }
+    c.best_so_far.push_back(c.best_gflops);
+  }
+  return curves;
+}
+
 }  // namespace
+
+int trials_to_reach(const BundleCurve &c, double gflops) {
+  for (size_t i = 0; i < c.best_so_far.size(); ++i)
+    if (c.best_so_far[i] >= gflops) return int(i) + 1;
+  return 0;
+}
 
 BundleSummary write_bundle(const std::vector<std::string> &op_specs, const BundleOptions &o,
                            const std::function<void(int, int)> &progress) {
@@ -267,6 +300,7 @@ BundleImportSummary import_bundle(const std::string &bundle_dir, const std::stri
   }
 
   RecordLog log(log_path);
+  std::vector<std::pair<std::string, MeasureRecord>> measured;  // (pick, record) in manifest order
   std::unordered_set<std::string> logged;
   for (const MeasureRecord &r : read_record_log(log_path).records)
     logged.insert(Measurer::run_key(r.platform, r.workload_key, r.schedule));
@@ -294,6 +328,7 @@ BundleImportSummary import_bundle(const std::string &bundle_dir, const std::stri
       rec.median_cost = run.median;
       for (double c : run.costs) rec.run_seconds += c;
     }
+    measured.emplace_back(entry.value("pick", "random"), rec);
     if (!logged.insert(Measurer::run_key(rec.platform, rec.workload_key, rec.schedule)).second) {
       ++sum.already_logged;
       continue;
@@ -303,6 +338,7 @@ BundleImportSummary import_bundle(const std::string &bundle_dir, const std::stri
     ++sum.imported;
   }
   log.sync();
+  sum.curves = curves_of(measured);
   return sum;
 }
 

@@ -51,11 +51,25 @@ struct BundleSummary {
 BundleSummary write_bundle(const std::vector<std::string> &op_specs, const BundleOptions &options,
                            const std::function<void(int, int)> &progress = {});
 
+// One operator's candidates of one kind of pick ("random" or "model"), in the
+// bundle's order: how good the best is and how soon it was reached.
+struct BundleCurve {
+  std::string workload, pick;
+  int trials = 0, valid = 0;
+  double best_gflops = 0;          // 0 when none ran correctly
+  std::vector<double> best_so_far; // GFLOP/s after each trial
+  std::string best_schedule;
+};
+
+// Trials until best_so_far first reaches `gflops`; 0 when it never does.
+int trials_to_reach(const BundleCurve &c, double gflops);
+
 struct BundleImportSummary {
   int imported = 0;       // records appended to the log
   int already_logged = 0; // the log had them (an import run twice)
   int not_measured = 0;   // built but with no result: run.sh stopped early
   std::string platform;
+  std::vector<BundleCurve> curves;  // per operator and pick, over every measured candidate
 };
 
 // Appends one record per candidate of the bundle's manifest whose result is in

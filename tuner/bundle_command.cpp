@@ -1,13 +1,55 @@
 // tlptune bundle / bundle-import: build candidates here, run them on a machine
 // with nothing installed (a GPU machine lent for minutes), log the results here.
 #include <cstdio>
+#include <fstream>
 #include <memory>
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "tuner/bundle.h"
 #include "tuner/command.h"
 #include "tuner/progress_bar.h"
 
 namespace tlp {
+namespace {
+
+// Random picks' final best, per workload: the target other picks are timed to.
+double random_best(const std::vector<BundleCurve> &curves, const std::string &workload) {
+  for (const BundleCurve &c : curves)
+    if (c.workload == workload && c.pick == "random") return c.best_gflops;
+  return 0;
+}
+
+void print_curves(const std::vector<BundleCurve> &curves) {
+  if (curves.empty()) return;
+  printf("\n| operator | pick | trials | valid | best GFLOP/s | trials to its best | trials to random's best |\n");
+  printf("|---|---|---|---|---|---|---|\n");
+  for (const BundleCurve &c : curves) {
+    const double target = random_best(curves, c.workload);
+    const int to_random = target > 0 ? trials_to_reach(c, target) : 0;
+    printf("| %s | %s | %d | %d | %.1f | %d | %s |\n", c.workload.c_str(), c.pick.c_str(), c.trials, c.valid,
+           c.best_gflops, trials_to_reach(c, c.best_gflops), to_random ? std::to_string(to_random).c_str() : "n/r");
+  }
+}
+
+void write_curves_json(const std::string &path, const BundleImportSummary &s) {
+  nlohmann::json j = {{"platform", s.platform}, {"curves", nlohmann::json::array()}};
+  for (const BundleCurve &c : s.curves)
+    j["curves"].push_back({{"workload", c.workload},
+                           {"pick", c.pick},
+                           {"trials", c.trials},
+                           {"valid", c.valid},
+                           {"best_gflops", c.best_gflops},
+                           {"best_schedule", c.best_schedule},
+                           {"best_so_far", c.best_so_far}});
+  std::ofstream f(path, std::ios::trunc);
+  f << j.dump(1) << "\n";
+  if (!f) throw std::runtime_error("cannot write '" + path + "'");
+}
+
+}  // namespace
 
 Command add_bundle_command(CLI::App &app) {
   auto o = std::make_shared<BundleOptions>();
@@ -63,24 +105,39 @@ Command add_bundle_command(CLI::App &app) {
 }
 
 Command add_bundle_import_command(CLI::App &app) {
-  auto bundle = std::make_shared<std::string>();
-  auto results = std::make_shared<std::string>();
+  auto pairs = std::make_shared<std::vector<std::string>>();
   auto log = std::make_shared<std::string>();
   auto platform = std::make_shared<std::string>();
+  auto json_path = std::make_shared<std::string>();
   Command c;
   c.app = app.add_subcommand("bundle-import",
-                             "Append a bundle's measurements (the folder its run.sh wrote) to a log as records");
-  c.app->add_option("bundle", *bundle, "The bundle folder ('tlptune bundle --out')")->required();
-  c.app->add_option("results", *results, "The folder run.sh wrote results.jsonl (and probe.json) to")->required();
+                             "Append a bundle's measurements (the folder its run.sh wrote) to a log as records; "
+                             "several bundles are compared in one table (e.g. random picks against a model's)");
+  c.app->add_option("bundle_and_results", *pairs,
+                    "BUNDLE RESULTS [BUNDLE RESULTS ...]: a bundle folder ('tlptune bundle --out') and the folder its "
+                    "run.sh wrote results.jsonl (and probe.json) to")
+      ->required();
   c.app->add_option("--log", *log, "JSON-lines log to append to (records already there are not added twice)")
       ->required();
   c.app->add_option("--platform", *platform,
                     "The platform the records name (default: the GPU in probe.json, or this machine's CPU)");
-  c.run = [bundle, results, log, platform] {
-    const BundleImportSummary s = import_bundle(*bundle, *results, *log, *platform);
-    printf("%s: %d records appended for %s; %d already in the log; %d built but not measured\n", log->c_str(),
-           s.imported, s.platform.c_str(), s.already_logged, s.not_measured);
-    if (s.not_measured > 0) printf("run.sh stopped early: run it again on the machine to measure the rest\n");
+  c.app->add_option("--json", *json_path, "Also write the per-operator curves (best GFLOP/s after each trial) here");
+  c.run = [pairs, log, platform, json_path] {
+    if (pairs->size() % 2 != 0)
+      throw std::runtime_error("bundle-import takes BUNDLE RESULTS pairs; got " + std::to_string(pairs->size()) +
+                               " folders");
+    BundleImportSummary all;
+    for (size_t i = 0; i < pairs->size(); i += 2) {
+      BundleImportSummary s = import_bundle((*pairs)[i], (*pairs)[i + 1], *log, *platform);
+      printf("%s: %d records appended for %s; %d already in the log; %d built but not measured\n", log->c_str(),
+             s.imported, s.platform.c_str(), s.already_logged, s.not_measured);
+      if (s.not_measured > 0)
+        printf("%s stopped early: run its run.sh again on the machine to measure the rest\n", (*pairs)[i].c_str());
+      all.platform = s.platform;
+      all.curves.insert(all.curves.end(), s.curves.begin(), s.curves.end());
+    }
+    print_curves(all.curves);
+    if (!json_path->empty()) write_curves_json(*json_path, all);
     return kExitOk;
   };
   return c;

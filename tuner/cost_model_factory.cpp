@@ -18,7 +18,7 @@ std::unique_ptr<CostModel> make_cost_model(const std::string &spec, const std::s
   // An MTL-TLP model predicts with this platform's head (and refuses a platform it has none for).
   const bool mtl = !read_tlp_model_info(spec).platforms.empty();
   auto model = make_tlp_cost_model(spec, mtl ? platform : "");
-  if (!model->info().platform.empty() && model->info().platform != platform)
+  if (!platform.empty() && !model->info().platform.empty() && model->info().platform != platform)
     fprintf(stderr, "note: %s was trained on '%s'; this is '%s' (online fine-tuning adapts it)\n", spec.c_str(),
             model->info().platform.c_str(), platform.c_str());
   return model;

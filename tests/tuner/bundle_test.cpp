@@ -161,6 +161,30 @@ TEST(Bundle, ARerunOfRunShContinuesAfterTheResultsThere) {
   EXPECT_NE(rest.output.find("5 records appended"), std::string::npos) << rest.output;
 }
 
+TEST(Bundle, AModelKeepsItsBestRankedSamplesAndTheTableComparesThemWithRandom) {
+  TempDir tmp;
+  ASSERT_EQ(make_bundle(tmp).code, 0);
+  CliRun made = tlptune("bundle --target host --op matmul:M=48,N=40,K=32 --per-op 3 --pool 40 --min-seconds 0 "
+                        "--no-progress --model " TLP_SOURCE_DIR "/models/tlp-cpu-avx2.tlpm --out " + tmp.file("m"));
+  ASSERT_EQ(made.code, 0) << made.output;
+  const auto manifest = json_lines(tmp.file("m/manifest.jsonl"));
+  ASSERT_EQ(manifest.size(), 3u);
+  for (size_t i = 0; i < manifest.size(); ++i) {
+    EXPECT_EQ(manifest[i]["pick"], "model");
+    EXPECT_EQ(manifest[i]["rank"], int(i) + 1);
+  }
+  ASSERT_EQ(run_script(tmp.file("b"), tmp.file("r")), 0);
+  ASSERT_EQ(run_script(tmp.file("m"), tmp.file("mr")), 0);
+  CliRun imported = tlptune("bundle-import " + tmp.file("b") + " " + tmp.file("r") + " " + tmp.file("m") + " " +
+                            tmp.file("mr") + " --log " + tmp.file("log.jsonl") + " --json " + tmp.file("c.json"));
+  ASSERT_EQ(imported.code, 0) << imported.output;
+  EXPECT_NE(imported.output.find("| matmul:M=48,N=40,K=32 | model | 3 |"), std::string::npos) << imported.output;
+  const auto curves = nlohmann::json::parse(std::ifstream(tmp.file("c.json")))["curves"];
+  ASSERT_EQ(curves.size(), 3u);  // matmul random, softmax random, matmul model
+  EXPECT_EQ(curves[2]["best_so_far"].size(), 3u);
+  EXPECT_EQ(tlp::read_record_log(tmp.file("log.jsonl")).records.size(), 11u);
+}
+
 TEST(Bundle, GpuBundleNeedsTheProbeOrAPlatformToImport) {
   if (tlp::find_ptxas().empty()) GTEST_SKIP() << "no ptxas (CUDA toolkit) on this machine";
   TempDir tmp;
