@@ -29,8 +29,10 @@ void print_curves(const std::vector<BundleCurve> &curves) {
   for (const BundleCurve &c : curves) {
     const double target = random_best(curves, c.workload);
     const int to_random = target > 0 ? trials_to_reach(c, target) : 0;
-    printf("| %s | %s | %d | %d | %.1f | %d | %s |\n", c.workload.c_str(), c.pick.c_str(), c.trials, c.valid,
-           c.best_gflops, trials_to_reach(c, c.best_gflops), to_random ? std::to_string(to_random).c_str() : "n/r");
+    const int to_best = c.best_gflops > 0 ? trials_to_reach(c, c.best_gflops) : 0;
+    printf("| %s | %s | %d | %d | %.1f | %s | %s |\n", c.workload.c_str(), c.pick.c_str(), c.trials, c.valid,
+           c.best_gflops, to_best ? std::to_string(to_best).c_str() : "n/r",
+           to_random ? std::to_string(to_random).c_str() : "n/r");
   }
 }
 
