@@ -6,11 +6,11 @@ std::vector<TaskSummary> summarize_tasks(const std::vector<MeasureRecord> &recor
   std::vector<TaskSummary> tasks;
   std::map<std::string, size_t> index;
   for (const auto &r : records) {
-    const std::string key = r.workload_key + "|" + r.target;
+    const std::string key = r.workload_key + "|" + r.target + "|" + r.platform;
     auto it = index.find(key);
     if (it == index.end()) {
       it = index.emplace(key, tasks.size()).first;
-      tasks.push_back({r.workload_key, r.target});
+      tasks.push_back({r.workload_key, r.target, r.platform});
     }
     TaskSummary &t = tasks[it->second];
     ++t.records;

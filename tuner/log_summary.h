@@ -1,5 +1,6 @@
-// Groups a log's records by task (workload and target) and finds each task's
-// best valid measurement. Shared by `show` and `replay`.
+// Groups a log's records by task (workload, target and platform: one build target
+// run with 1 and 2 threads is two tasks) and finds each task's best valid
+// measurement. Shared by `show` and `replay`.
 #pragma once
 
 #include <map>
@@ -13,6 +14,7 @@ namespace tlp {
 struct TaskSummary {
   std::string workload;
   std::string target;
+  std::string platform;  // empty in logs older than platforms
   int records = 0;
   int ok = 0;
   std::map<std::string, int> errors;

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 
 #include <nlohmann/json.hpp>
@@ -61,7 +62,11 @@ Command add_replay_command(CLI::App &app) {
     for (const auto &w : log.warnings) fprintf(stderr, "warning: %s\n", w.c_str());
     check_output_dir(*out);
     int exported = 0;
-    for (const TaskSummary &t : summarize_tasks(log.records)) {
+    const std::vector<TaskSummary> tasks = summarize_tasks(log.records);
+    std::map<std::string, int> per_workload;  // a workload measured on several targets or platforms
+    for (const TaskSummary &t : tasks) ++per_workload[t.workload];
+    std::map<std::string, int> seen;
+    for (const TaskSummary &t : tasks) {
       if (!only->empty() && t.workload != *only) continue;
       if (!t.best) {
         fprintf(stderr, "skipped %s: no valid measurement in the log\n", t.workload.c_str());
@@ -71,20 +76,22 @@ Command add_replay_command(CLI::App &app) {
       const ComputeDag dag = make_compute_dag(*op);
       const Halide::Target target = parse_target(t.target);
       LoweredKernel k = lower_schedule(*op, dag, t.best->schedule, target);
-      const std::string name = folder_name(t.workload);
+      // One folder per task: numbered when the workload has several (see kernel.json for which).
+      const int nth = ++seen[t.workload];
+      const std::string name = folder_name(t.workload) + (per_workload[t.workload] > 1 ? "_" + std::to_string(nth) : "");
       const fs::path dir = fs::path(*out) / name;
       fs::create_directories(dir);
       compile_static_library(k, target, (dir / name).string(), name);
       std::ofstream(dir / "schedule.cc") << "// Halide schedule for " << t.workload << " on " << t.target
                                          << ", found by tlptune\n" << k.schedule_source;
-      nlohmann::json info = {{"workload", t.workload},     {"target", t.target},
+      nlohmann::json info = {{"workload", t.workload},     {"target", t.target}, {"platform", t.platform},
                              {"function", name},           {"median_seconds", t.best->median_cost},
                              {"gflops", op->flops() / t.best->median_cost / 1e9},
                              {"schedule", t.best->schedule.to_text()},
                              {"input_shapes", op->input_shapes()}, {"output_shape", op->output_shape()}};
       std::ofstream(dir / "kernel.json") << info.dump(2) << "\n";
-      printf("%s -> %s/ (%s.a, %s.h, schedule.cc, kernel.json)\n", t.workload.c_str(), dir.string().c_str(),
-             name.c_str(), name.c_str());
+      printf("%s%s%s -> %s/ (%s.a, %s.h, schedule.cc, kernel.json)\n", t.workload.c_str(),
+             t.platform.empty() ? "" : " on ", t.platform.c_str(), dir.string().c_str(), name.c_str(), name.c_str());
       ++exported;
     }
     if (exported == 0) {

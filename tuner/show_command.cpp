@@ -35,14 +35,16 @@ Command add_show_command(CLI::App &app) {
     for (const auto &w : log.warnings) fprintf(stderr, "warning: %s\n", w.c_str());
     nlohmann::json out = nlohmann::json::array();
     for (const TaskSummary &t : summarize_tasks(log.records)) {
-      printf("%s\n  target    %s\n  records   %d (%d valid)\n", t.workload.c_str(), t.target.c_str(), t.records, t.ok);
+      printf("%s\n  target    %s\n", t.workload.c_str(), t.target.c_str());
+      if (!t.platform.empty()) printf("  platform  %s\n", t.platform.c_str());
+      printf("  records   %d (%d valid)\n", t.records, t.ok);
       if (!t.errors.empty()) {
         printf("  failures ");
         for (const auto &[name, n] : t.errors) printf(" %s=%d", name.c_str(), n);
         printf("\n");
       }
-      nlohmann::json j = {{"workload", t.workload}, {"target", t.target}, {"records", t.records}, {"valid", t.ok},
-                          {"errors", t.errors}};
+      nlohmann::json j = {{"workload", t.workload}, {"target", t.target},   {"platform", t.platform},
+                          {"records", t.records},   {"valid", t.ok},         {"errors", t.errors}};
       if (t.best) {
         const double gf = gflops_of(t.workload, t.best->median_cost);
         printf("  best      %.4f ms, %.2f GFLOP/s\n  schedule  %s\n", t.best->median_cost * 1e3, gf,

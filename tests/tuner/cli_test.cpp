@@ -153,6 +153,30 @@ TEST(Cli, TuneLogsEveryTrialResumesWithoutRemeasuringAndReplays) {
   EXPECT_NE(read_file(kdir + "/schedule.cc").find(".parallel("), std::string::npos);
 }
 
+TEST(Cli, ShowAndReplayKeepEachPlatformOfAWorkloadApart) {
+  TempDir d;
+  const std::string log = d / "l.jsonl";
+  const std::string op = "--op matmul:M=64,N=48,K=32 --trials 3 --no-progress --min-seconds 0.01 --log " + quote(log);
+  ASSERT_EQ(tlptune("tune --threads 1 " + op).code, 0);
+  ASSERT_EQ(tlptune("tune --threads 2 " + op).code, 0);
+  CliRun show = tlptune("show " + quote(log) + " --json " + quote(d / "s.json"));
+  ASSERT_EQ(show.code, 0) << show.output;
+  EXPECT_NE(show.output.find("/threads=1\n"), std::string::npos) << show.output;
+  EXPECT_NE(show.output.find("/threads=2\n"), std::string::npos) << show.output;
+  const auto tasks = nlohmann::json::parse(read_file(d / "s.json"));
+  ASSERT_EQ(tasks.size(), 2u) << "one task per platform, not one mixing both";
+  EXPECT_EQ(tasks[0].at("records"), 3);
+  EXPECT_EQ(tasks[1].at("records"), 3);
+
+  CliRun replay = tlptune("replay " + quote(log) + " --out " + quote(d / "out"));
+  ASSERT_EQ(replay.code, 0) << replay.output;
+  for (const char *k : {"1", "2"}) {
+    const std::string kdir = d / (std::string("out/matmul_M64_N48_K32_") + k);
+    EXPECT_TRUE(fs::exists(kdir + "/kernel.json")) << replay.output;
+    EXPECT_NE(read_file(kdir + "/kernel.json").find(std::string("threads=") + k), std::string::npos);
+  }
+}
+
 TEST(Cli, InterruptStopsCleanlyWithEveryRecordOnDisk) {
   TempDir d;
   const std::string log = d / "l.jsonl";
