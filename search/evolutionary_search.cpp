@@ -29,10 +29,22 @@ EvolutionarySearch::EvolutionarySearch(const ScheduleSpace &space, CostModel &mo
       mutator_(space.dag(), space.options()), rng_(options.seed) {}
 
 std::vector<float> EvolutionarySearch::score(const std::vector<Schedule> &pop) {
-  const double t = now_seconds();
-  auto s = model_.predict(task_key_, pop);
-  model_seconds_ += now_seconds() - t;
-  return s;
+  std::vector<std::string> keys;
+  std::vector<Schedule> fresh;
+  for (const Schedule &s : pop) {
+    keys.push_back(s.to_text());
+    if (!scored_.count(keys.back())) fresh.push_back(s);
+  }
+  if (!fresh.empty()) {
+    const double t = now_seconds();
+    const std::vector<float> got = model_.predict(task_key_, fresh);
+    model_seconds_ += now_seconds() - t;
+    for (size_t i = 0; i < fresh.size(); ++i) scored_[fresh[i].to_text()] = got[i];
+  }
+  std::vector<float> out;
+  out.reserve(pop.size());
+  for (const std::string &k : keys) out.push_back(scored_.at(k));
+  return out;
 }
 
 std::vector<Schedule> EvolutionarySearch::initial_population(int size) {
@@ -78,6 +90,7 @@ std::vector<Schedule> EvolutionarySearch::next_generation(const std::vector<Sche
 }
 
 std::vector<Schedule> EvolutionarySearch::propose(int n, const std::unordered_set<std::string> &measured) {
+  scored_.clear();  // the model may have changed since the last round
   std::vector<Schedule> pop = initial_population(options_.population);
   // Everything seen in any generation is a candidate for the final pick.
   std::vector<Schedule> candidates;

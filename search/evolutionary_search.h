@@ -7,6 +7,8 @@
 
 #include <memory>
 #include <random>
+#include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -50,6 +52,10 @@ class EvolutionarySearch : public SearchPolicy {
   ScheduleMutator mutator_;
   std::mt19937_64 rng_;
   std::vector<std::pair<double, Schedule>> measured_;  // (cost, schedule), valid ones only
+  // Scores given during the current propose(): the model only changes in
+  // observe(), and the elite and unchanged children recur across generations
+  // and in the final pick, which would otherwise score them again.
+  std::unordered_map<std::string, float> scored_;
   double model_seconds_ = 0;
 };
 

@@ -8,16 +8,20 @@
 
 namespace tlp {
 
-std::unique_ptr<CostModel> make_cost_model(const std::string &spec, const std::string &platform, uint64_t seed) {
+std::unique_ptr<CostModel> make_cost_model(const std::string &spec, const std::string &platform, uint64_t seed,
+                                           int update_epochs, int update_records) {
   if (spec == "random") return std::make_unique<RandomModel>(seed);
+  TlpCostModelOptions options;
+  if (update_epochs >= 0) options.update.epochs = update_epochs;
+  if (update_records >= 0) options.max_update_records = size_t(update_records);
   if (spec == "none") {
     TrainOptions defaults;
     defaults.featurizer.scaling = FeatureScaling::Log;
-    return make_untrained_tlp_cost_model(network_config(defaults), defaults.featurizer, platform, {}, seed);
+    return make_untrained_tlp_cost_model(network_config(defaults), defaults.featurizer, platform, options, seed);
   }
   // An MTL-TLP model predicts with this platform's head (and refuses a platform it has none for).
   const bool mtl = !read_tlp_model_info(spec).platforms.empty();
-  auto model = make_tlp_cost_model(spec, mtl ? platform : "");
+  auto model = make_tlp_cost_model(spec, mtl ? platform : "", options);
   if (!platform.empty() && !model->info().platform.empty() && model->info().platform != platform)
     fprintf(stderr, "note: %s was trained on '%s'; this is '%s' (online fine-tuning adapts it)\n", spec.c_str(),
             model->info().platform.c_str(), platform.c_str());

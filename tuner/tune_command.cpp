@@ -92,6 +92,11 @@ Command add_tune_command(CLI::App &app) {
       ->capture_default_str();
   sub->add_option("--population", o->population, "Evolutionary population size")->capture_default_str()->check(CLI::PositiveNumber);
   sub->add_option("--generations", o->generations, "Evolutionary generations per round")->capture_default_str();
+  sub->add_option("--update-epochs", o->update_epochs,
+                  "Epochs the TLP model fine-tunes on the measurements after each round (default: the model's, 0: never)");
+  sub->add_option("--update-records", o->update_records,
+                  "Records each fine-tuning trains on: the newest half and a draw of older ones (default: the "
+                  "model's, 0: all seen)");
   sub->add_option("--log", o->log_path, "JSON-lines log; records are appended, never rewritten (required unless --build-only)");
   sub->add_option("--runner", o->runner_command,
                   "Start the runner with this shell command, e.g. 'ssh gpu-host /opt/tlptune/tlptune-runner' (it must "

@@ -60,6 +60,12 @@ std::string tune_platform(const TuneOptions &o, const Halide::Target &target) {
 }
 
 
+// The evolutionary policy's cost model; none for random search.
+std::unique_ptr<CostModel> guiding_model(const TuneOptions &o, const Halide::Target &target) {
+  if (o.policy != "evolutionary") return nullptr;
+  return make_cost_model(o.model, tune_platform(o, target), o.seed, o.update_epochs, o.update_records);
+}
+
 }  // namespace
 
 nlohmann::json TuneSummary::to_json() const {
@@ -93,8 +99,7 @@ TuneSummary run_tuning(const TuneOptions &o, const std::atomic<bool> &stop) {
   const double t0 = steady_seconds();
   check_common(o);
   const Halide::Target target = checked_target(o);
-  auto model = o.policy == "evolutionary" ? make_cost_model(o.model, tune_platform(o, target), o.seed)
-                                          : nullptr;
+  auto model = guiding_model(o, target);
   TaskTuner task(o.op_spec, target, o, o.seed, model.get());
   task.load_prior(prior_records(o.log_path), o.resume);
   const TuneSummary &sum = task.summary();
@@ -158,8 +163,7 @@ NetworkSummary run_network_tuning(const TuneOptions &o, const std::string &netwo
   out.network = spec.name;
   const std::vector<MeasureRecord> prior = prior_records(o.log_path);
   // One model for all tasks: what it learns on one operator helps the others.
-  auto model = o.policy == "evolutionary" ? make_cost_model(o.model, tune_platform(o, target), o.seed)
-                                          : nullptr;
+  auto model = guiding_model(o, target);
   std::vector<std::unique_ptr<TaskTuner>> tasks;
   for (size_t i = 0; i < spec.tasks.size(); ++i) {
     try {

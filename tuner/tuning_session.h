@@ -23,6 +23,8 @@ struct TuneOptions {
   std::string model = "random";   // the cost model of the evolutionary policy
   int population = 512;
   int generations = 4;
+  int update_epochs = -1;   // the TLP model's fine-tuning epochs per round (-1: its default; 0: never)
+  int update_records = -1;  // records each fine-tuning trains on (-1: its default; 0: all seen)
   std::string log_path;    // required
   bool resume = false;     // count the log's records for this task toward `trials`
   uint64_t seed = 1;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "search/evolutionary_search.h"
@@ -180,6 +181,37 @@ TEST(EvolutionarySearch, NeverProposesMeasuredOrDuplicateSchedules) {
     search.observe(batch, costs);
   }
   EXPECT_EQ(measured.size(), 64u);
+}
+
+// The oracle, counting how often each schedule is scored.
+class CountingModel : public OracleModel {
+ public:
+  std::vector<float> predict(const std::string &task, const std::vector<Schedule> &ss) override {
+    for (const auto &s : ss) ++calls[s.to_text()];
+    return OracleModel::predict(task, ss);
+  }
+  std::unordered_map<std::string, int> calls;
+};
+
+TEST(EvolutionarySearch, ScoresEachScheduleOncePerRoundAndAgainAfterTheModelLearns) {
+  const ComputeDag dag = matmul_dag();
+  ScheduleSpace space(dag, SpaceOptions{});
+  CountingModel model;
+  EvolutionOptions eo;
+  eo.population = 64;
+  EvolutionarySearch search(space, model, "m", eo);
+  const auto first = search.propose(8, {});
+  ASSERT_FALSE(model.calls.empty());
+  for (const auto &[text, n] : model.calls) EXPECT_EQ(n, 1) << "scored " << n << " times: " << text;
+  search.observe(first, std::vector<double>(first.size(), 1.0));
+  model.calls.clear();
+  search.propose(8, {});
+  int elite_rescored = 0;
+  for (const auto &[text, n] : model.calls) {
+    EXPECT_EQ(n, 1) << text;
+    for (const auto &s : first) elite_rescored += s.to_text() == text;
+  }
+  EXPECT_GT(elite_rescored, 0) << "measured schedules seed the next round and are scored by the updated model";
 }
 
 TEST(EvolutionarySearch, ReportsTimeSpentInTheModel) {
