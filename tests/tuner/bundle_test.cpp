@@ -25,14 +25,7 @@ using tlp::testing::CliRun;
 using tlp::testing::TempDir;
 using tlp::testing::tlptune;
 
-std::vector<nlohmann::json> json_lines(const std::string &path) {
-  std::vector<nlohmann::json> out;
-  std::ifstream f(path);
-  std::string line;
-  while (std::getline(f, line))
-    if (!line.empty()) out.push_back(nlohmann::json::parse(line));
-  return out;
-}
+std::vector<nlohmann::json> json_lines(const std::string &path) { return tlp::testing::read_json_lines(path); }
 
 int run_script(const std::string &bundle, const std::string &results, const std::string &env = "") {
   const std::string cmd = env + " sh " + bundle + "/run.sh " + results + " 2>/dev/null";

@@ -36,14 +36,7 @@ std::string read_file(const std::string &path) {
   return ss.str();
 }
 
-std::vector<nlohmann::json> read_records(const std::string &path) {
-  std::vector<nlohmann::json> out;
-  std::ifstream f(path);
-  std::string line;
-  while (std::getline(f, line))
-    if (!line.empty()) out.push_back(nlohmann::json::parse(line));
-  return out;
-}
+std::vector<nlohmann::json> read_records(const std::string &path) { return tlp::testing::read_json_lines(path); }
 
 void expect_error(const std::string &args, const std::string &needle) {
   SCOPED_TRACE(args);

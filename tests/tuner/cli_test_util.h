@@ -6,7 +6,11 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "tests/temp_dir.h"
 
@@ -29,5 +33,14 @@ inline CliRun tlptune(const std::string &args) {
   return r;
 }
 
+// Every non-empty line of a JSON-lines file (a log, a bundle's jobs), parsed.
+inline std::vector<nlohmann::json> read_json_lines(const std::string &path) {
+  std::vector<nlohmann::json> out;
+  std::ifstream f(path);
+  std::string line;
+  while (std::getline(f, line))
+    if (!line.empty()) out.push_back(nlohmann::json::parse(line));
+  return out;
+}
 
 }  // namespace tlp::testing
