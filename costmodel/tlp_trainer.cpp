@@ -300,6 +300,9 @@ TrainResult train_flat(TlpNetwork &net, const Flat &tr, const Flat &va, const st
       const torch::Tensor scores = m->forward_packed_heads(pack(tr, bt.records_in_order));
       const torch::Tensor loss =
           batch_loss(scores, tr.y.index_select(0, bt.index), tr.labeled.index_select(0, bt.index), bt, o.loss);
+      // A batch with no pair to rank (one record of a task, or all of them equal)
+      // has a constant loss: nothing to learn from it.
+      if (!loss.requires_grad()) continue;
       adam.zero_grad();
       loss.backward();
       if (o.grad_clip > 0) torch::nn::utils::clip_grad_norm_(m->parameters(), o.grad_clip);

@@ -2,6 +2,7 @@
 #include "tuner/task_tuner.h"
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "codegen/lower.h"
@@ -86,7 +87,15 @@ int TaskTuner::round(Measurer &m, int n, const std::atomic<bool> &stop, const st
   sum_.run_seconds += m.times().run - before.run;
   std::vector<Schedule> observed(batch.begin(), batch.begin() + long(costs.size()));
   const double to = steady_seconds();
-  policy_->observe(observed, costs);
+  try {
+    policy_->observe(observed, costs);
+  } catch (const std::exception &e) {
+    // The records are logged already; a model that failed to learn from them
+    // still guides the search as it was, so the run goes on.
+    if (!model_update_failed_)
+      fprintf(stderr, "warning: the cost model could not learn from this round (%s); it keeps its weights\n", e.what());
+    model_update_failed_ = true;
+  }
   sum_.search_seconds += steady_seconds() - to;
   return int(costs.size());
 }

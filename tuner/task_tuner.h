@@ -58,6 +58,7 @@ class TaskTuner {
   std::unordered_set<std::string> measured_;
   std::vector<Schedule> last_round_;
   TuneSummary sum_;
+  bool model_update_failed_ = false;  // warned once
 };
 
 }  // namespace tlp

@@ -112,6 +112,17 @@ TEST(TlpCostModel, UntrainedModelLearnsFromUpdates) {
   EXPECT_GT(after, before + 0.15) << "before " << before << ", after " << after;
 }
 
+TEST(TlpCostModel, ABatchWithNothingToRankIsSkippedNotAnError) {
+  // 65 records in batches of 64: the last batch holds one record, a group with no
+  // pair to rank. Its loss has no gradient; a tuning run once died of it.
+  const TlpNetworkConfig c = small_config();
+  auto model = make_untrained_tlp_cost_model(c, featurizer_for(c), "cpu/test", quick_updates(2));
+  std::vector<double> costs;
+  const std::vector<Schedule> s = schedules(65, 21, &costs);
+  EXPECT_NO_THROW(model->update("t", s, costs));
+  EXPECT_EQ(model->last_update().train_records, 65u);
+}
+
 TEST(TlpCostModel, FailedMeasurementsAreKeptOutOfTraining) {
   const TlpNetworkConfig c = small_config();
   auto model = make_untrained_tlp_cost_model(c, featurizer_for(c), "cpu/test", quick_updates(1));
