@@ -30,13 +30,15 @@ struct TlpCostModelOptions {
   // recent half of the cap plus a fresh draw from the older ones at each update.
   // The cap bounds an update's time, which otherwise grows with every round
   // (a 1,000-trial run would retrain on all 1,000 records 62 times).
-  size_t max_update_records = 512;
+  size_t max_update_records = 256;
 
-  // 5 epochs in batches of 64 (more steps than the offline 1024: an update sees
+  // 2 epochs in batches of 64 (more steps than the offline 1024: an update sees
   // a few hundred records), one LibTorch thread, the paper's Adam settings otherwise.
+  // Measured on matmul 1024^3, 300 trials: 5 epochs over 512 records made the
+  // model 47% of a round's time; 2 over 256 make it under 10% (README, Results).
   static TrainOptions default_update() {
     TrainOptions t;
-    t.epochs = 5;
+    t.epochs = 2;
     t.batch = 64;
     t.threads = 1;  // small steps: a second OpenMP thread mostly spins (and the builder may be busy)
     return t;

@@ -81,6 +81,7 @@ TEST(TlpCostModel, ModelFileForAnotherPlatformIsRefused) {
 
 TlpCostModelOptions quick_updates(int epochs) {
   TlpCostModelOptions o;
+  o.max_update_records = 0;  // every record, unless a test caps it
   o.update.epochs = epochs;
   o.update.batch = 64;
   o.update.lr = 3e-3;
