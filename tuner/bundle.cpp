@@ -7,7 +7,6 @@
 #include <map>
 #include <numeric>
 #include <random>
-#include <set>
 #include <stdexcept>
 #include <unordered_set>
 
@@ -246,7 +245,9 @@ BundleSummary write_bundle(const std::vector<std::string> &op_specs, const Bundl
           continue;
         }
         const std::string kernel = "kernels/" + std::to_string(next_id) + ".so";
-        fs::rename(built[i].artifact, out / kernel);
+        // Copied, not renamed: the build folder may be on another file system (/tmp).
+        fs::copy_file(built[i].artifact, out / kernel, fs::copy_options::overwrite_existing);
+        fs::remove_all(fs::path(built[i].artifact).parent_path());
         RunJob job;
         job.artifact = kernel;
         job.entry = Builder::kEntryPoint;

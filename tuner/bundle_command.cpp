@@ -101,7 +101,11 @@ Command add_bundle_command(CLI::App &app) {
            s.built, s.failed, double(s.bytes) / (1024.0 * 1024.0));
     printf("next: run 'sh %s/run.sh RESULTS' on the machine to measure, then 'tlptune bundle-import %s RESULTS --log LOG'\n",
            o->out_dir.c_str(), o->out_dir.c_str());
-    return s.built > 0 ? kExitOk : kExitError;
+    if (s.built == 0) {
+      fprintf(stderr, "no candidate built: each one's error is in %s/manifest.jsonl\n", o->out_dir.c_str());
+      return kExitError;
+    }
+    return kExitOk;
   };
   return c;
 }
