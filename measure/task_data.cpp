@@ -2,7 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
-#include <random>
+#include <limits>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -34,36 +34,12 @@ void write_task_json(const nlohmann::json &task, const std::string &dir) {
 
 }  // namespace
 
-void write_task_data(const Operator &op, const std::string &dir, uint64_t seed) {
-  namespace fs = std::filesystem;
-  if (fs::exists(fs::path(dir) / "task.json")) return;
-  fs::create_directories(dir);
-  std::mt19937_64 rng(seed);
-  // Magnitudes in [0.1, 1) with random signs: no zeros, so a kernel that skips
-  // work or writes nothing cannot match by accident.
-  std::uniform_real_distribution<float> mag(0.1f, 1.0f);
-  std::bernoulli_distribution sign(0.5);
-  const auto shapes = op.input_shapes();
-  std::vector<std::vector<float>> inputs;
-  nlohmann::json task = {{"format", 1}, {"workload", op.workload().key()}, {"inputs", nlohmann::json::array()}};
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    std::vector<float> v(elements(shapes[i]));
-    for (float &x : v) x = sign(rng) ? mag(rng) : -mag(rng);
-    const std::string file = "in" + std::to_string(i) + ".f32";
-    write_floats((fs::path(dir) / file).string(), v);
-    task["inputs"].push_back({{"file", file}, {"shape", shapes[i]}});
-    inputs.push_back(std::move(v));
-  }
-  std::vector<const float *> ptrs;
-  for (const auto &v : inputs) ptrs.push_back(v.data());
-  std::vector<float> ref(elements(op.output_shape()));
-  op.reference(ptrs, ref.data());
-  write_floats((fs::path(dir) / "ref.f32").string(), ref);
-  task["output"] = {{"file", "ref.f32"}, {"shape", op.output_shape()}};
-  write_task_json(task, dir);
-}
+namespace {
 
-void write_portable_task_data(const Operator &op, const std::string &dir, uint64_t seed, size_t max_reference) {
+// Both forms: inputs from generate_task_input (non-zero, so a kernel that skips
+// work or writes nothing cannot match by accident), written as files or named by
+// seed; the reference dense, or sampled when it has more than max_reference values.
+void write_task(const Operator &op, const std::string &dir, uint64_t seed, bool portable, size_t max_reference) {
   namespace fs = std::filesystem;
   if (fs::exists(fs::path(dir) / "task.json")) return;
   fs::create_directories(dir);
@@ -73,7 +49,13 @@ void write_portable_task_data(const Operator &op, const std::string &dir, uint64
   for (size_t i = 0; i < shapes.size(); ++i) {
     std::vector<float> v(elements(shapes[i]));
     generate_task_input(seed, int(i), v.data(), v.size());
-    task["inputs"].push_back({{"generate", {{"seed", seed}, {"index", i}}}, {"shape", shapes[i]}});
+    if (portable) {
+      task["inputs"].push_back({{"generate", {{"seed", seed}, {"index", i}}}, {"shape", shapes[i]}});
+    } else {
+      const std::string file = "in" + std::to_string(i) + ".f32";
+      write_floats((fs::path(dir) / file).string(), v);
+      task["inputs"].push_back({{"file", file}, {"shape", shapes[i]}});
+    }
     inputs.push_back(std::move(v));
   }
   std::vector<const float *> ptrs;
@@ -89,6 +71,16 @@ void write_portable_task_data(const Operator &op, const std::string &dir, uint64
   }
   write_floats((fs::path(dir) / "ref.f32").string(), ref);
   write_task_json(task, dir);
+}
+
+}  // namespace
+
+void write_task_data(const Operator &op, const std::string &dir, uint64_t seed) {
+  write_task(op, dir, seed, /*portable=*/false, std::numeric_limits<size_t>::max());
+}
+
+void write_portable_task_data(const Operator &op, const std::string &dir, uint64_t seed, size_t max_reference) {
+  write_task(op, dir, seed, /*portable=*/true, max_reference);
 }
 
 }  // namespace tlp

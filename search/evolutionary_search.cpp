@@ -31,15 +31,18 @@ EvolutionarySearch::EvolutionarySearch(const ScheduleSpace &space, CostModel &mo
 std::vector<float> EvolutionarySearch::score(const std::vector<Schedule> &pop) {
   std::vector<std::string> keys;
   std::vector<Schedule> fresh;
+  std::vector<size_t> fresh_key;  // index into keys
   for (const Schedule &s : pop) {
     keys.push_back(s.to_text());
-    if (!scored_.count(keys.back())) fresh.push_back(s);
+    if (scored_.count(keys.back())) continue;
+    fresh.push_back(s);
+    fresh_key.push_back(keys.size() - 1);
   }
   if (!fresh.empty()) {
     const double t = now_seconds();
     const std::vector<float> got = model_.predict(task_key_, fresh);
     model_seconds_ += now_seconds() - t;
-    for (size_t i = 0; i < fresh.size(); ++i) scored_[fresh[i].to_text()] = got[i];
+    for (size_t i = 0; i < fresh.size(); ++i) scored_[keys[fresh_key[i]]] = got[i];
   }
   std::vector<float> out;
   out.reserve(pop.size());
