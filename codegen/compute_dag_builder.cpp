@@ -1,5 +1,6 @@
 // Derives the search's ComputeDag from an operator's Halide algorithm, so an
 // operator is written once, in Halide, and the DAG cannot drift from it.
+#include <map>
 #include <stdexcept>
 
 #include "codegen/operator.h"
@@ -29,7 +30,60 @@ DagStage input_stage(const Halide::ImageParam &p, const Shape &shape) {
   return st;
 }
 
-DagStage compute_stage(const HalideAlgorithm::Stage &s) {
+// The calls a definition makes to other stages (not to itself).
+class CallCollector : public Halide::Internal::IRGraphVisitor {
+ public:
+  explicit CallCollector(std::string self) : self_(std::move(self)) {}
+  std::vector<const Halide::Internal::Call *> calls;
+
+ private:
+  using Halide::Internal::IRGraphVisitor::visit;
+  void visit(const Halide::Internal::Call *op) override {
+    const bool stage_call = op->call_type == Halide::Internal::Call::Halide || op->call_type == Halide::Internal::Call::Image;
+    if (stage_call && op->name != self_) calls.push_back(op);
+    Halide::Internal::IRGraphVisitor::visit(op);
+  }
+  std::string self_;
+};
+
+// The coefficient of `var` in `index`: index(var + 1) - index(var) when that is
+// a constant, else 0 (not affine in var).
+int64_t coefficient(const Halide::Expr &index, const std::string &var) {
+  using namespace Halide::Internal;
+  const Halide::Expr v = Variable::make(Halide::Int(32), var);
+  const Halide::Expr step = simplify(substitute(var, v + 1, index) - index);
+  const int64_t *c = as_const_int(step);
+  return c ? *c : 0;
+}
+
+// Each call's index, per producer loop (outermost first): the consumer loops
+// it uses. `loops` maps the variable names in the expressions to the DAG's
+// loop names; `stage_of` maps a callee's name to its DAG index.
+std::vector<DagAccess> stage_accesses(const Halide::Func &f, const std::map<std::string, std::string> &loops,
+                                      const std::map<std::string, int> &stage_of) {
+  CallCollector collector(f.name());
+  const Halide::Internal::Function fn = f.function();
+  for (const Halide::Expr &e : fn.definition().values()) e.accept(&collector);
+  for (int u = 0; u < f.num_update_definitions(); ++u)
+    for (const Halide::Expr &e : fn.update(u).values()) e.accept(&collector);
+  std::vector<DagAccess> out;
+  for (const Halide::Internal::Call *call : collector.calls) {
+    const auto producer = stage_of.find(call->name);
+    if (producer == stage_of.end()) continue;
+    DagAccess access;
+    access.producer = producer->second;
+    for (auto arg = call->args.rbegin(); arg != call->args.rend(); ++arg) {
+      std::vector<std::pair<std::string, int64_t>> dim;
+      for (const auto &[var, loop] : loops)
+        if (Halide::Internal::expr_uses_var(*arg, var)) dim.emplace_back(loop, coefficient(*arg, var));
+      access.dims.push_back(dim);
+    }
+    out.push_back(access);
+  }
+  return out;
+}
+
+DagStage compute_stage(const HalideAlgorithm::Stage &s, const std::map<std::string, int> &stage_of) {
   DagStage st;
   st.name = s.func.name();
   st.reads = s.reads;
@@ -39,11 +93,16 @@ DagStage compute_stage(const HalideAlgorithm::Stage &s) {
   // Halide's loop nest runs its first argument innermost: reverse to outermost first.
   for (int i = int(args.size()) - 1; i >= 0; --i) st.iters.push_back({args[i].name(), s.extents[i], IterKind::Spatial});
   if (s.func.num_update_definitions() > 1) throw std::logic_error(st.name + ": at most one update definition");
+  std::map<std::string, std::string> loops;  // expression variable -> DAG loop name
+  for (const Halide::Var &v : args) loops[v.name()] = v.name();
   if (s.func.num_update_definitions() == 1) {
     const auto rvars = s.func.function().update(0).schedule().rvars();
-    for (int i = int(rvars.size()) - 1; i >= 0; --i)
+    for (int i = int(rvars.size()) - 1; i >= 0; --i) {
       st.iters.push_back({identifier(rvars[i].var), constant_extent(rvars[i].extent, st.name), IterKind::Reduce});
+      loops[rvars[i].var] = identifier(rvars[i].var);
+    }
   }
+  st.accesses = stage_accesses(s.func, loops, stage_of);
   return st;
 }
 
@@ -54,7 +113,13 @@ ComputeDag make_compute_dag(const Operator &op) {
   const auto shapes = op.input_shapes();
   ComputeDag dag;
   for (size_t i = 0; i < alg.inputs.size(); ++i) dag.stages.push_back(input_stage(alg.inputs[i], shapes.at(i)));
-  for (const auto &s : alg.stages) dag.stages.push_back(compute_stage(s));
+  std::map<std::string, int> stage_of;
+  for (size_t i = 0; i < alg.inputs.size(); ++i) {
+    stage_of[alg.inputs[i].name()] = int(i);
+    stage_of[Halide::Func(alg.inputs[i]).name()] = int(i);  // calls name the param's Func ("A_im")
+  }
+  for (size_t i = 0; i < alg.stages.size(); ++i) stage_of[alg.stages[i].func.name()] = int(alg.inputs.size() + i);
+  for (const auto &s : alg.stages) dag.stages.push_back(compute_stage(s, stage_of));
   dag.stages.back().is_output = true;
   return dag;
 }

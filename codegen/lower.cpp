@@ -22,6 +22,7 @@ struct HalideStage {
   std::string src;                  // the C++ expression naming it in the emitted source
   std::vector<VarOrRVar> loops;
   bool guarded = false;             // an update split that does not divide its loop (a guarded tail)
+  bool cache = false;               // a cache-read copy (its tails are guarded, see split)
 };
 
 std::string cxx_name(const std::string &name) {
@@ -143,12 +144,16 @@ class Lowering {
       VarOrRVar next = reduce ? VarOrRVar(Halide::RVar(piece.name + "_r")) : VarOrRVar(Halide::Var(piece.name + "_r"));
       if (i + 1 == factors.size()) next = make_loop(after.iters[step.iter + i + 1]);
       // An update cannot recompute points (ShiftInwards) and must not read past its
-      // inputs (RoundUp), so its tails are guarded; pure stages keep Halide's choice.
-      const auto tail = hs.update ? Halide::TailStrategy::GuardWithIf : Halide::TailStrategy::Auto;
+      // inputs (RoundUp), so its tails are guarded. A cache's region may be
+      // smaller than its split (a GPU block's threads loading a small chunk), where
+      // ShiftInwards would read before the input's start. Other pure stages keep
+      // Halide's choice.
+      const bool guard = hs.update || hs.cache;
+      const auto tail = guard ? Halide::TailStrategy::GuardWithIf : Halide::TailStrategy::Auto;
       if (hs.update && before.stage(step.stage).iters[step.iter].extent % inner != 0) hs.guarded = true;
       stage.split(rest, outer, next, int(inner), tail);
       emit(stage_src(hs) + ".split(" + loop_src(rest) + ", " + loop_src(outer) + ", " + loop_src(next) + ", " +
-           std::to_string(inner) + (hs.update ? ", TailStrategy::GuardWithIf" : "") + ");");
+           std::to_string(inner) + (guard ? ", TailStrategy::GuardWithIf" : "") + ");");
       parts.push_back(outer);
       rest = next;
       inner /= factors[i];
@@ -253,6 +258,7 @@ class Lowering {
     HalideStage cache;
     cache.func = src.input ? src.param.in(reader.func) : src.func.in(reader.func);
     cache.src = src.src + "_cache";
+    cache.cache = true;
     cache.loops = pure_loops(cache.func);
     emit("Func " + cache.src + " = " + src.src + ".in(" + reader.src + ");");
     if (step.scope == MemScope::Shared) {

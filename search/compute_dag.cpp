@@ -24,6 +24,13 @@ int64_t DagStage::points() const {
   return p;
 }
 
+std::vector<const DagAccess *> DagStage::accesses_of(int producer) const {
+  std::vector<const DagAccess *> out;
+  for (const DagAccess &a : accesses)
+    if (a.producer == producer) out.push_back(&a);
+  return out;
+}
+
 int ComputeDag::output() const {
   for (size_t i = 0; i < stages.size(); ++i)
     if (stages[i].is_output) return int(i);

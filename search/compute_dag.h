@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tlp {
@@ -18,16 +19,30 @@ struct DagIter {
   IterKind kind = IterKind::Spatial;
 };
 
+// How a stage indexes one producer, from the Halide algorithm: for each of the
+// producer's loops (outermost first, like its iters), the consumer loops its
+// index expression uses and each one's coefficient (0 when the index is not
+// affine in that loop). conv's input row oh*2 + ry gives {{"oh", 2}, {"ry", 1}}.
+// The sketch rules read it to find data reuse; the loop state, to estimate the
+// region a cache must hold.
+struct DagAccess {
+  int producer = -1;
+  std::vector<std::vector<std::pair<std::string, int64_t>>> dims;
+};
+
 struct DagStage {
   std::string name;
   bool placeholder = false;    // an input tensor: nothing to compute
   std::vector<DagIter> iters;  // loop-nest order, outermost first: spatial loops, then reduction loops
   std::vector<int> reads;      // indices of the stages this one reads
+  std::vector<DagAccess> accesses;  // one per call site of a producer (empty for inputs)
   bool is_output = false;
 
   bool has_reduction() const;
   int num_spatial() const;
   int64_t points() const;  // product of the spatial extents
+  // The call sites of `producer` (usually one).
+  std::vector<const DagAccess *> accesses_of(int producer) const;
 };
 
 struct ComputeDag {

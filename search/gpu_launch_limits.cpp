@@ -66,14 +66,36 @@ std::string stage_violation(const LoopState &state, int s, const GpuLimits &limi
            around.thread + " (nested thread loops)";
   if (!threads.empty() && blocks.empty() && around.block.empty())
     return "stage " + st.name + " binds loop " + threads.front()->name + " to gpu_thread outside any gpu_block loop";
-  if (st.scope == MemScope::Shared) {
-    int64_t bytes = kElementBytes;
-    for (const LoopIter &it : st.iters)
-      if (it.kind == IterKind::Spatial) bytes *= it.extent;
-    if (bytes > limits.max_shared_bytes_per_block)
-      return "stage " + st.name + " keeps about " + std::to_string(bytes) + " bytes in shared memory, over the limit of " +
-             std::to_string(limits.max_shared_bytes_per_block) + " per block";
+  return "";
+}
+
+// The stage computed at root whose kernel stage s runs in (s itself if at root).
+int kernel_of(const LoopState &state, int s) {
+  for (int guard = 0; guard < state.num_stages() && state.stage(s).location == ComputeLocation::At; ++guard)
+    s = state.stage(s).attach_stage;
+  return s;
+}
+
+int64_t shared_bytes(const StageState &st) {
+  int64_t bytes = kElementBytes;
+  for (const LoopIter &it : st.iters)
+    if (it.kind == IterKind::Spatial) bytes *= it.extent;
+  return bytes;
+}
+
+// Every shared-memory stage of a kernel lives in the same block at once.
+std::string shared_memory_violation(const LoopState &state, const GpuLimits &limits) {
+  std::vector<int64_t> per_kernel(state.num_stages(), 0);
+  for (int s = 0; s < state.num_stages(); ++s) {
+    const StageState &st = state.stage(s);
+    if (st.placeholder || st.location == ComputeLocation::Inline || st.scope != MemScope::Shared) continue;
+    per_kernel[kernel_of(state, s)] += shared_bytes(st);
   }
+  for (int k = 0; k < state.num_stages(); ++k)
+    if (per_kernel[k] > limits.max_shared_bytes_per_block)
+      return "the kernel of stage " + state.stage(k).name + " keeps about " + std::to_string(per_kernel[k]) +
+             " bytes in shared memory, over the limit of " + std::to_string(limits.max_shared_bytes_per_block) +
+             " per block";
   return "";
 }
 
@@ -86,7 +108,7 @@ std::string gpu_launch_limit_violation(const LoopState &state, const GpuLimits &
     std::string why = stage_violation(state, s, limits);
     if (!why.empty()) return why;
   }
-  return "";
+  return shared_memory_violation(state, limits);
 }
 
 }  // namespace tlp

@@ -32,7 +32,7 @@ bool StageState::has_reduction() const {
   return false;
 }
 
-LoopState::LoopState(const ComputeDag &dag) {
+LoopState::LoopState(const ComputeDag &dag) : dag_(&dag) {
   for (size_t i = 0; i < dag.stages.size(); ++i) {
     const DagStage &d = dag.stages[i];
     StageState st;
@@ -297,20 +297,58 @@ void LoopState::apply_compute_at(const Step &step) {
 // Shrinks an attached stage's loops to the region one iteration of the target's
 // loop needs: the product of the target's inner loops deriving from the same
 // original loop. Halide infers the real bounds; this is the search's estimate.
+namespace {
+
+// How many values of the target's original loop `origin` one iteration of its
+// loop `attach_iter` covers (the extents of the inner loops deriving from it),
+// or -1 if no loop of the target derives from it.
+int64_t inner_region(const StageState &target, int attach_iter, const std::string &origin) {
+  bool found = false;
+  int64_t region = 1;
+  for (size_t j = 0; j < target.iters.size(); ++j) {
+    if (!target.iters[j].origins.count(origin)) continue;
+    found = true;
+    if (int(j) > attach_iter) region *= target.iters[j].extent;
+  }
+  return found ? region : -1;
+}
+
+}  // namespace
+
 void LoopState::bound_attached_stage(int s) {
   StageState &st = stages_[s];
   if (st.transformed) return;
+  if (st.origin == StageOrigin::CacheRead) return bound_attached_cache(s);
   const StageState &target = stages_[st.attach_stage];
   for (auto &it : st.iters) {
     if (it.kind != IterKind::Spatial) continue;
-    bool found = false;
-    int64_t region = 1;
-    for (size_t j = 0; j < target.iters.size(); ++j) {
-      if (!target.iters[j].origins.count(it.name)) continue;
-      found = true;
-      if (int(j) > st.attach_iter) region *= target.iters[j].extent;
+    const int64_t region = inner_region(target, st.attach_iter, it.name);
+    if (region >= 0) it.extent = std::min(it.extent, region);
+  }
+}
+
+// A cache's loops are its source's, indexed by the reader through the DAG's
+// accesses: a dimension indexed by oh*2 + ry spans 2*(oh's region - 1) + ry's
+// region values. A dimension indexed non-affinely keeps its full extent.
+void LoopState::bound_attached_cache(int s) {
+  StageState &st = stages_[s];
+  const StageState &target = stages_[st.attach_stage];
+  if (target.dag_stage < 0 || st.dag_stage < 0) return;
+  const std::vector<const DagAccess *> sites = dag_->stages[target.dag_stage].accesses_of(st.dag_stage);
+  if (sites.empty()) return;
+  for (size_t d = 0; d < st.iters.size(); ++d) {
+    int64_t widest = 0;
+    for (const DagAccess *site : sites) {
+      if (d >= site->dims.size()) return;  // the access does not match the cache's loops: keep the estimate
+      int64_t span = 1;
+      for (const auto &[loop, coef] : site->dims[d]) {
+        const int64_t region = inner_region(target, st.attach_iter, loop);
+        if (coef == 0 || region < 0) span = st.iters[d].extent;
+        else span += (coef < 0 ? -coef : coef) * (region - 1);
+      }
+      widest = std::max(widest, span);
     }
-    if (found) it.extent = std::min(it.extent, region);
+    st.iters[d].extent = std::min(st.iters[d].extent, widest);
   }
 }
 

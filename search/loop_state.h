@@ -57,6 +57,7 @@ struct StageState {
 
 class LoopState {
  public:
+  // The DAG must outlive the state (applying a step may read its accesses).
   explicit LoopState(const ComputeDag &dag);
 
   // Applies one step, or throws ScheduleError("step N SP(...): reason").
@@ -97,7 +98,9 @@ class LoopState {
   void apply_cache_read(const Step &step);
   void apply_rfactor(const Step &step);
   void bound_attached_stage(int s);
+  void bound_attached_cache(int s);
 
+  const ComputeDag *dag_;
   std::vector<StageState> stages_;
   std::vector<Step> history_;
 };

@@ -23,6 +23,10 @@
 // With SpaceOptions::gpu set (CUDA targets) it runs the GPU rules instead
 // (Ansor's SSSRRSRS multi-level tiling, search/sketch/gpu_*):
 //   - inline_elementwise, as on CPU;
+//   - gpu_shared_staging: a reduction whose inputs are reused across outputs
+//     (matmul, conv) is sometimes tiled with the reduction split into chunks
+//     outside the thread loops, each chunk of the reused inputs loaded into
+//     shared memory by the whole block;
 //   - gpu_cache_write: a reduction that is the output always accumulates in a
 //     local (per-thread) stage;
 //   - gpu_tiling: every reduction-free stage at root is tiled block / thread /
@@ -65,6 +69,8 @@ struct SpaceOptions {
   // spatial extent (Ansor's AddRfactor condition): softmax rows, layernorm
   // rows, small-M matmuls.
   double rfactor_probability = 0.5;
+  // GPU: of staging a reduction's reused inputs in shared memory.
+  double gpu_shared_staging_probability = 0.5;
   // Set: sample with the GPU sketch rules (CUDA targets), within these limits.
   // Unset: the CPU rules; the fields above then describe the CPU.
   std::optional<GpuLimits> gpu;

@@ -66,6 +66,22 @@ class AutoUnrollRule final : public SketchRule {
 
 // GPU rules. They read SpaceOptions::gpu (which must be set) for the limits.
 
+// Ansor's shared-memory multi-level tiling, in Halide's terms: a reduction at
+// root whose inputs are reused across its outputs (matmul, conv) is, with
+// probability gpu_shared_staging_probability, tiled block / thread / inner with
+// each reduction loop split into an outer loop and a chunk, ordered blocks,
+// outer reduction loops, threads, chunks, inners. Each reused producer is
+// cached in shared memory at the innermost outer reduction loop, its loops
+// fused and bound to threads in the block's shape, so the whole block loads a
+// chunk cooperatively (Halide puts the barriers in). Each thread's outputs stay
+// in registers across a chunk (LLVM promotes them); the reduction accumulates
+// in its own buffer, so the output needs no local stage.
+class GpuSharedStagingRule final : public SketchRule {
+ public:
+  const char *name() const override { return "gpu_shared_staging"; }
+  void apply(SketchContext &ctx) const override;
+};
+
 // Ansor's GPU cache write: a reduction that is the output always accumulates
 // in a local stage, which the GPU tiling computes inside each thread.
 class GpuCacheWriteRule final : public SketchRule {

@@ -98,3 +98,32 @@ TEST(GpuLowering, RootReductionsInitializeOnTheGpu) {
 
 }  // namespace
 }  // namespace tlp
+
+namespace tlp {
+namespace {
+
+// A matmul whose inputs the space stages in shared memory: the PTX stores each
+// chunk into shared memory, synchronizes the block, and the multiply reads it
+// from there.
+TEST(GpuLowering, SharedStagingLoadsChunksIntoSharedMemoryBetweenBarriers) {
+  auto op = make_operator("matmul:M=64,N=64,K=64");
+  const ComputeDag dag = make_compute_dag(*op);
+  SpaceOptions so;
+  so.gpu = GpuLimits{};
+  so.gpu_shared_staging_probability = 1.0;
+  ScheduleSpace space(dag, so);
+  std::mt19937_64 rng(5);
+  const Schedule s = space.sample(rng);
+  ASSERT_NE(s.to_text().find("CHR"), std::string::npos) << s.to_text();
+  LoweredKernel k = lower_schedule(*op, dag, s, cuda_target());
+  EXPECT_NE(k.schedule_source.find("store_in(MemoryType::GPUShared)"), std::string::npos) << k.schedule_source;
+  const std::string object = ::testing::TempDir() + "gpu_shared.o";
+  const std::string ptx = compile_kernel_object_with_ptx(k, cuda_target(), object, "k");
+  std::remove(object.c_str());
+  EXPECT_NE(ptx.find("st.shared"), std::string::npos) << k.schedule_source;
+  EXPECT_NE(ptx.find("ld.shared"), std::string::npos) << k.schedule_source;
+  EXPECT_NE(ptx.find("bar.sync"), std::string::npos) << k.schedule_source;
+}
+
+}  // namespace
+}  // namespace tlp

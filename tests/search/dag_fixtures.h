@@ -33,12 +33,21 @@ inline DagStage compute(const std::string &name, std::vector<DagIter> iters, std
   return s;
 }
 
+// How a stage indexes `producer`: per producer loop, the consumer loops and coefficients.
+inline DagAccess access(int producer, std::vector<std::vector<std::pair<std::string, int64_t>>> dims) {
+  DagAccess a;
+  a.producer = producer;
+  a.dims = std::move(dims);
+  return a;
+}
+
 // 0 A[i,k]  1 B[k,j]  2 C[i:64, j:48, k~:32] = sum_k A*B (output)
 inline ComputeDag matmul_dag() {
   ComputeDag d;
   d.stages.push_back(placeholder("A", {sp("i", 64), sp("k", 32)}));
   d.stages.push_back(placeholder("B", {sp("k", 32), sp("j", 48)}));
   d.stages.push_back(compute("C", {sp("i", 64), sp("j", 48), rd("k", 32)}, {0, 1}, true));
+  d.stages[2].accesses = {access(0, {{{"i", 1}}, {{"k", 1}}}), access(1, {{{"k", 1}}, {{"j", 1}}})};
   return d;
 }
 
@@ -73,6 +82,9 @@ inline ComputeDag softmax_dag() {
   d.stages.push_back(placeholder("x", {sp("i", 16), sp("j", 100)}));
   d.stages.push_back(compute("max", {sp("i", 16), rd("k", 100)}, {0}));
   d.stages.push_back(compute("sum", {sp("i", 16), rd("k", 100)}, {0, 1}));
+  // Each row reduction reads only its own row: nothing for a block to share.
+  d.stages[1].accesses = {access(0, {{{"i", 1}}, {{"k", 1}}})};
+  d.stages[2].accesses = {access(0, {{{"i", 1}}, {{"k", 1}}}), access(1, {{{"i", 1}}})};
   d.stages.push_back(compute("out", {sp("i", 16), sp("j", 100)}, {0, 1, 2}, true));
   return d;
 }
@@ -87,6 +99,9 @@ inline ComputeDag conv_dag() {
   d.stages.push_back(compute("conv",
                              {sp("n", 1), sp("f", 16), sp("y", 16), sp("x", 16), rd("rc", 8), rd("ry", 3), rd("rx", 3)},
                              {1, 2}, true));
+  d.stages[1].accesses = {access(0, {{{"n", 1}}, {{"c", 1}}, {{"h", 1}}, {{"w", 1}}})};
+  d.stages[3].accesses = {access(1, {{{"n", 1}}, {{"rc", 1}}, {{"y", 1}, {"ry", 1}}, {{"x", 1}, {"rx", 1}}}),
+                          access(2, {{{"f", 1}}, {{"rc", 1}}, {{"ry", 1}}, {{"rx", 1}}})};
   return d;
 }
 

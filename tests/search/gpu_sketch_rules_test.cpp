@@ -20,9 +20,10 @@ namespace {
 using testing::all_fixture_dags;
 using testing::NamedDag;
 
-SpaceOptions gpu_options(GpuLimits limits = GpuLimits{}) {
+SpaceOptions gpu_options(GpuLimits limits = GpuLimits{}, double shared_staging = 0.5) {
   SpaceOptions o;
   o.gpu = limits;
+  o.gpu_shared_staging_probability = shared_staging;
   return o;
 }
 
@@ -58,6 +59,17 @@ void expect_well_bound(const std::string &what, const LoopState &state, const Gp
       EXPECT_LE(int(g.blocks.size()), limits.max_block_dims) << what;
       EXPECT_LE(int(g.threads.size()), limits.max_thread_dims) << what;
       EXPECT_LE(g.thread_count, limits.max_threads_per_block) << what << ": " << st.name;
+    } else if (st.scope == MemScope::Shared) {
+      // A shared cache is loaded by the whole block: its own thread loops, attached
+      // at a serial loop between the kernel's block and thread loops.
+      ASSERT_FALSE(g.threads.empty()) << what << ": " << st.name;
+      EXPECT_TRUE(g.blocks.empty()) << what << ": " << st.name;
+      const StageState &host = state.stage(st.attach_stage);
+      const GpuLoops hg = gpu_loops(host);
+      EXPECT_EQ(host.iters[st.attach_iter].annotation, Annotation::None) << what << ": " << st.name;
+      ASSERT_FALSE(hg.blocks.empty() || hg.threads.empty()) << what << ": " << st.name;
+      EXPECT_GT(st.attach_iter, hg.blocks.back()) << what << ": " << st.name;
+      EXPECT_LT(st.attach_iter, hg.threads.front()) << what << ": " << st.name;
     } else {
       // A stage inside a kernel runs in one thread: no GPU loops of its own, attached at a thread loop.
       EXPECT_TRUE(g.blocks.empty() && g.threads.empty()) << what << ": " << st.name;
@@ -83,7 +95,7 @@ TEST(GpuSketchRules, SampledSchedulesBindBlocksOutsideThreadsWithinTheLimits) {
 
 TEST(GpuSketchRules, ReductionOutputsAccumulateInALocalStageAtTheInnermostThreadLoop) {
   for (const NamedDag &nd : {NamedDag{"matmul", testing::matmul_dag()}, NamedDag{"conv", testing::conv_dag()}}) {
-    ScheduleSpace space(nd.dag, gpu_options());
+    ScheduleSpace space(nd.dag, gpu_options(GpuLimits{}, 0.0));
     std::mt19937_64 rng(3);
     for (int i = 0; i < 50; ++i) {
       const Schedule s = space.sample(rng);
@@ -99,6 +111,79 @@ TEST(GpuSketchRules, ReductionOutputsAccumulateInALocalStageAtTheInnermostThread
       EXPECT_EQ(state.stage(local).iters.back().kind, IterKind::Spatial) << s.to_text();
     }
   }
+}
+
+// The thread loops of a stage, outermost first, with their extents.
+std::vector<int64_t> thread_extents(const StageState &st) {
+  std::vector<int64_t> out;
+  for (const LoopIter &it : st.iters)
+    if (it.annotation == Annotation::GpuThread) out.push_back(it.extent);
+  return out;
+}
+
+TEST(GpuSketchRules, SharedStagingLoadsEachReusedInputPerReductionChunk) {
+  ScheduleSpace space(testing::matmul_dag(), gpu_options(GpuLimits{}, 1.0));
+  std::mt19937_64 rng(9);
+  for (int i = 0; i < 50; ++i) {
+    const Schedule s = space.sample(rng);
+    const LoopState state = LoopState::replay(space.dag(), s);
+    const std::string what = s.to_text();
+    EXPECT_LT(state.find_stage("C.local"), 0) << what << ": the reduction accumulates in its own buffer";
+    const int c = state.find_stage("C");
+    const StageState &out = state.stage(c);
+    EXPECT_EQ(out.location, ComputeLocation::Root);
+    // Blocks, then the reduction's outer loop (serial), then threads, then the chunk and the tile.
+    const GpuLoops g = gpu_loops(out);
+    ASSERT_EQ(g.blocks.size(), 2u) << what;
+    ASSERT_EQ(g.threads.size(), 2u) << what;
+    const int outer_k = g.blocks.back() + 1;
+    EXPECT_EQ(out.iters[outer_k].kind, IterKind::Reduce) << what;
+    EXPECT_EQ(g.threads.front(), outer_k + 1) << what;
+    EXPECT_EQ(out.iters[g.threads.back() + 1].kind, IterKind::Reduce) << what;
+    int64_t rows = 1, cols = 1;  // the block's tile
+    for (size_t j = g.threads.front(); j < out.iters.size(); ++j) {
+      if (out.iters[j].origins.count("i")) rows *= out.iters[j].extent;
+      if (out.iters[j].origins.count("j")) cols *= out.iters[j].extent;
+    }
+    const int64_t chunk = out.iters[g.threads.back() + 1].extent;
+    for (const char *input : {"A.cache", "B.cache"}) {
+      const int k = state.find_stage(input);
+      ASSERT_GE(k, 0) << what;
+      const StageState &cache = state.stage(k);
+      EXPECT_EQ(cache.scope, MemScope::Shared);
+      EXPECT_EQ(cache.attach_stage, c);
+      EXPECT_EQ(cache.attach_iter, outer_k) << what;
+      // Loaded by threads in the block's shape.
+      EXPECT_EQ(thread_extents(cache).size(), g.threads.size()) << what;
+      int64_t points = 1;
+      for (const LoopIter &it : cache.iters) points *= it.extent;
+      // The region one chunk needs: A's tile rows x chunk, B's chunk x tile columns
+      // (the fused and split loops may round it up to whole thread groups).
+      EXPECT_GE(points, (std::string(input) == "A.cache" ? rows : cols) * chunk) << what;
+    }
+  }
+}
+
+TEST(GpuSketchRules, SharedStagingLeavesReductionsWithoutReuseAlone) {
+  ScheduleSpace space(testing::softmax_dag(), gpu_options(GpuLimits{}, 1.0));
+  std::mt19937_64 rng(4);
+  for (int i = 0; i < 30; ++i) {
+    const Schedule s = space.sample(rng);
+    EXPECT_EQ(s.to_text().find("CHR"), std::string::npos) << s.to_text();
+  }
+}
+
+TEST(GpuSketchRules, SharedStagingOfConvCachesThePaddedInputWithItsHalo) {
+  ScheduleSpace space(testing::conv_dag(), gpu_options(GpuLimits{}, 1.0));
+  std::mt19937_64 rng(2);
+  int staged = 0;
+  for (int i = 0; i < 30; ++i) {
+    const Schedule s = space.sample(rng);
+    const LoopState state = LoopState::replay(space.dag(), s);
+    expect_well_bound(s.to_text(), state, *space.options().gpu);
+    staged += state.find_stage("pad.cache") >= 0 && state.find_stage("weight.cache") >= 0;
+  }
+  EXPECT_EQ(staged, 30);
 }
 
 TEST(GpuSketchRules, ConvWithFourSpatialLoopsFusesThemIntoThreeBlockAndThreeThreadLoops) {
@@ -293,6 +378,24 @@ TEST(GpuLaunchLimits, ReportsANestedLaunchAndNestedThreads) {
   expect_violation(violation(testing::matmul_dag(), "CHW(2,local); SP(3,0,64,[16]); AN(3,0,gpu_block); "
                                                     "CA(2,3,0); AN(2,0,gpu_block)"),
                    "C.local", "computed inside gpu_block loop C.i_0 (a nested kernel launch)");
+}
+
+TEST(GpuLaunchLimits, SharedMemoryOfOneKernelIsSummedOverItsCaches) {
+  GpuLimits small;
+  small.max_shared_bytes_per_block = 3000;
+  // Blocks of 16 x 16 outputs, k in chunks of 8: A's chunk 16 x 8 and B's 8 x 16,
+  // 512 bytes each: within 3000 bytes together.
+  const std::string tiled = "SP(2,2,32,[8]); SP(2,1,48,[16]); SP(2,0,64,[16]); RE(2,[0,2,4,1,3,5]); "
+                            "AN(2,0,gpu_block); AN(2,1,gpu_block); AN(2,3,gpu_thread); AN(2,4,gpu_thread); "
+                            "CHR(0,2,shared); CA(1,3,2); CHR(2,3,shared); CA(3,4,2)";
+  EXPECT_EQ(violation(testing::matmul_dag(), tiled, small), "");
+  const LoopState state = LoopState::replay(testing::matmul_dag(), Schedule::from_text(tiled));
+  EXPECT_EQ(state.stage(state.find_stage("A.cache")).iters[0].extent, 16);
+  EXPECT_EQ(state.stage(state.find_stage("A.cache")).iters[1].extent, 8);
+  EXPECT_EQ(state.stage(state.find_stage("B.cache")).iters[0].extent, 8);
+  EXPECT_EQ(state.stage(state.find_stage("B.cache")).iters[1].extent, 16);
+  small.max_shared_bytes_per_block = 1000;  // each fits alone, not both
+  expect_violation(violation(testing::matmul_dag(), tiled, small), "C", "1024 bytes in shared memory");
 }
 
 TEST(GpuLaunchLimits, ReportsSharedMemoryOverTheLimit) {

@@ -504,3 +504,30 @@ TEST(LoopStateErrors, MessagesNameTheStepIndexAndText) {
 
 }  // namespace
 }  // namespace tlp
+
+namespace tlp {
+namespace {
+
+// A cache computed inside its reader covers what one iteration there reads,
+// through the DAG's accesses: conv reads pad rows y + ry, so 4 rows of output
+// and a 3-row window need 6 rows of pad.
+TEST(LoopStateCacheRead, CacheAtALoopCoversTheWindowItsReaderReads) {
+  const ComputeDag dag = conv_dag();
+  const LoopState s = LoopState::replay(dag, Schedule::from_text("SP(3,2,16,[4]); CHR(1,3,shared); CA(2,4,2)"));
+  const StageState &cache = s.stage(s.find_stage("pad.cache"));
+  ASSERT_EQ(cache.iters.size(), 4u);
+  EXPECT_EQ(cache.iters[0].extent, 1);   // n
+  EXPECT_EQ(cache.iters[1].extent, 8);   // every input channel (rc is inside)
+  EXPECT_EQ(cache.iters[2].extent, 6);   // 4 rows of y, and ry's 3: 4 + 3 - 1
+  EXPECT_EQ(cache.iters[3].extent, 18);  // all 16 columns of x and rx's 3: the whole padded row
+}
+
+TEST(LoopStateCacheRead, StrideWidensTheWindow) {
+  ComputeDag dag = conv_dag();
+  dag.stages[3].accesses[0].dims[2] = {{"y", 2}, {"ry", 1}};  // rows 2y + ry, as with stride 2
+  const LoopState s = LoopState::replay(dag, Schedule::from_text("SP(3,2,16,[4]); CHR(1,3,shared); CA(2,4,2)"));
+  EXPECT_EQ(s.stage(s.find_stage("pad.cache")).iters[2].extent, 9);  // 2 * (4 - 1) + 3
+}
+
+}  // namespace
+}  // namespace tlp

@@ -1,0 +1,58 @@
+// The DAG built from an operator's Halide algorithm records how each stage
+// indexes its producers (loops and coefficients), which the GPU shared-memory
+// rule and the cache region estimate rely on.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "codegen/operator.h"
+
+namespace tlp {
+namespace {
+
+using Dim = std::vector<std::pair<std::string, int64_t>>;
+
+const DagStage &stage_named(const ComputeDag &dag, const std::string &name) {
+  for (const DagStage &st : dag.stages)
+    if (st.name == name) return st;
+  throw std::runtime_error("no stage " + name + " in\n" + dag.to_text());
+}
+
+int index_named(const ComputeDag &dag, const std::string &name) {
+  return int(&stage_named(dag, name) - dag.stages.data());
+}
+
+TEST(ComputeDagBuilder, MatmulRecordsWhichLoopsIndexEachInput) {
+  const ComputeDag dag = make_compute_dag(*make_operator("matmul:M=64,N=48,K=32"));
+  const DagStage &c = dag.stages[dag.output()];
+  const auto a = c.accesses_of(0);
+  const auto b = c.accesses_of(1);
+  ASSERT_EQ(a.size(), 1u) << dag.to_text();
+  ASSERT_EQ(b.size(), 1u);
+  const std::string r = c.iters.back().name;  // the reduction loop
+  const std::string i = c.iters[0].name, j = c.iters[1].name;
+  // A is M x K (row i, column r); B is K x N (row r, column j); outermost dimension first.
+  EXPECT_EQ(a[0]->dims, (std::vector<Dim>{{{i, 1}}, {{r, 1}}}));
+  EXPECT_EQ(b[0]->dims, (std::vector<Dim>{{{r, 1}}, {{j, 1}}}));
+  EXPECT_TRUE(dag.stages[0].accesses.empty());  // inputs read nothing
+}
+
+TEST(ComputeDagBuilder, StridedConvolutionRecordsCoefficients) {
+  const ComputeDag dag = make_compute_dag(*make_operator("conv2d:N=1,C=4,H=9,W=9,K=8,R=3,S=3,stride=2,pad=1,dilation=1"));
+  const int pad = index_named(dag, "pad");
+  const DagStage &conv = stage_named(dag, "conv");
+  const auto sites = conv.accesses_of(pad);
+  ASSERT_EQ(sites.size(), 1u) << dag.to_text();
+  // NCHW: pad[n][c][oh*2 + ry][ow*2 + rx].
+  ASSERT_EQ(sites[0]->dims.size(), 4u);
+  EXPECT_EQ(sites[0]->dims[0], (Dim{{"n", 1}}));
+  EXPECT_EQ(sites[0]->dims[1], (Dim{{"rc", 1}}));
+  Dim rows = sites[0]->dims[2];
+  std::sort(rows.begin(), rows.end());
+  EXPECT_EQ(rows, (Dim{{"oh", 2}, {"ry", 1}}));
+}
+
+}  // namespace
+}  // namespace tlp
