@@ -366,6 +366,7 @@ class Lowering {
       if (it.annotation != Annotation::None && it.annotation != Annotation::Unroll) break;
       // Stop at a loop that holds another stage: unrolling it would copy that stage's whole loop nest.
       if (!state_.attached_at(s, i).empty()) break;
+      if (at_block_level(st, i)) break;
       const bool constant = it.kind == IterKind::Reduce || st.location == ComputeLocation::Root || is_inner_split(it.name);
       if (!constant || product * it.extent > st.auto_unroll || unroll_is_unsafe(s, i)) break;
       product *= it.extent;
@@ -374,6 +375,19 @@ class Lowering {
         emit(stage_src(hs) + ".unroll(" + loop_src(hs.loops[i]) + ");  // auto-unroll " + std::to_string(st.auto_unroll));
       }
     }
+  }
+
+  // A loop inside a kernel's block loops but outside its thread loops runs in
+  // one thread while the others wait (a cross-thread reduction adding up its
+  // partials). Halide puts a barrier between block-level statements, so
+  // unrolling such a loop would put one after every iteration.
+  static bool at_block_level(const StageState &st, int i) {
+    bool in_block = false;
+    for (int j = 0; j < i; ++j) {
+      if (st.iters[j].annotation == Annotation::GpuThread) return false;
+      in_block = in_block || st.iters[j].annotation == Annotation::GpuBlock;
+    }
+    return in_block;
   }
 
   static bool is_inner_split(const std::string &name) {

@@ -36,6 +36,7 @@ const std::vector<std::unique_ptr<SketchRule>> &gpu_sketch_rules() {
     std::vector<std::unique_ptr<SketchRule>> r;
     r.push_back(std::make_unique<InlineElementwiseRule>());
     r.push_back(std::make_unique<GpuSharedStagingRule>());
+    r.push_back(std::make_unique<GpuCrossThreadReductionRule>());
     r.push_back(std::make_unique<GpuCacheWriteRule>());
     r.push_back(std::make_unique<GpuTilingRule>());
     r.push_back(std::make_unique<GpuRootReductionRule>());

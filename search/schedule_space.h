@@ -27,6 +27,9 @@
 //     (matmul, conv) is sometimes tiled with the reduction split into chunks
 //     outside the thread loops, each chunk of the reused inputs loaded into
 //     shared memory by the whole block;
+//   - gpu_cross_thread_reduction: a reduction with few outputs or long rows
+//     (softmax, layernorm) is sometimes rfactored so a block of threads sums
+//     each row, one partial per thread, then adds the partials;
 //   - gpu_cache_write: a reduction that is the output always accumulates in a
 //     local (per-thread) stage;
 //   - gpu_tiling: every reduction-free stage at root is tiled block / thread /
@@ -71,6 +74,8 @@ struct SpaceOptions {
   double rfactor_probability = 0.5;
   // GPU: of staging a reduction's reused inputs in shared memory.
   double gpu_shared_staging_probability = 0.5;
+  // GPU: of reducing a long row across a block's threads.
+  double gpu_cross_thread_probability = 0.5;
   // Set: sample with the GPU sketch rules (CUDA targets), within these limits.
   // Unset: the CPU rules; the fields above then describe the CPU.
   std::optional<GpuLimits> gpu;

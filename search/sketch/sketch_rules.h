@@ -82,6 +82,19 @@ class GpuSharedStagingRule final : public SketchRule {
   void apply(SketchContext &ctx) const override;
 };
 
+// Ansor's cross-thread reduction, through Halide's rfactor: a reduction at
+// root with few outputs or long rows (softmax's and layernorm's row sums)
+// gets, with probability gpu_cross_thread_probability, its longest reduction
+// loop split by a thread count that divides it and rfactored on the inner
+// part. Each block handles one output (the spatial loops fused, bound to
+// gpu_block); inside it each thread sums its own partial (the partial stage's
+// thread loop), and the block then adds the partials up.
+class GpuCrossThreadReductionRule final : public SketchRule {
+ public:
+  const char *name() const override { return "gpu_cross_thread_reduction"; }
+  void apply(SketchContext &ctx) const override;
+};
+
 // Ansor's GPU cache write: a reduction that is the output always accumulates
 // in a local stage, which the GPU tiling computes inside each thread.
 class GpuCacheWriteRule final : public SketchRule {

@@ -127,3 +127,40 @@ TEST(GpuLowering, SharedStagingLoadsChunksIntoSharedMemoryBetweenBarriers) {
 
 }  // namespace
 }  // namespace tlp
+
+namespace tlp {
+namespace {
+
+size_t count_of(const std::string &text, const std::string &what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Softmax's rows reduced across threads: each block's threads write partials to
+// shared memory and one thread adds them up. That loop stays a loop even under
+// a large auto-unroll limit: unrolled at block level, Halide would put a
+// barrier after every partial.
+TEST(GpuLowering, CrossThreadReductionAddsPartialsWithoutABarrierEach) {
+  auto op = make_operator("softmax:M=64,N=128");
+  const ComputeDag dag = make_compute_dag(*op);
+  SpaceOptions so;
+  so.gpu = GpuLimits{};
+  so.gpu_cross_thread_probability = 1.0;
+  so.auto_unroll_values = {512};
+  ScheduleSpace space(dag, so);
+  std::mt19937_64 rng(1);
+  const Schedule s = space.sample(rng);
+  ASSERT_EQ(count_of(s.to_text(), "RF("), 2u) << s.to_text();  // max and sum
+  LoweredKernel k = lower_schedule(*op, dag, s, cuda_target());
+  EXPECT_EQ(count_of(k.schedule_source, ".rfactor("), 2u) << k.schedule_source;
+  const std::string object = ::testing::TempDir() + "gpu_cross_thread.o";
+  const std::string ptx = compile_kernel_object_with_ptx(k, cuda_target(), object, "k");
+  std::remove(object.c_str());
+  EXPECT_NE(ptx.find("ld.shared"), std::string::npos) << k.schedule_source;
+  EXPECT_GE(count_of(ptx, "bar.sync"), 2u) << k.schedule_source;
+  EXPECT_LE(count_of(ptx, "bar.sync"), 8u) << k.schedule_source;
+}
+
+}  // namespace
+}  // namespace tlp

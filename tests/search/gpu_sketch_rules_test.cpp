@@ -20,10 +20,11 @@ namespace {
 using testing::all_fixture_dags;
 using testing::NamedDag;
 
-SpaceOptions gpu_options(GpuLimits limits = GpuLimits{}, double shared_staging = 0.5) {
+SpaceOptions gpu_options(GpuLimits limits = GpuLimits{}, double shared_staging = 0.5, double cross_thread = 0.5) {
   SpaceOptions o;
   o.gpu = limits;
   o.gpu_shared_staging_probability = shared_staging;
+  o.gpu_cross_thread_probability = cross_thread;
   return o;
 }
 
@@ -54,7 +55,13 @@ void expect_well_bound(const std::string &what, const LoopState &state, const Gp
     if (st.location == ComputeLocation::Root) {
       // Every kernel at root is on the GPU, blocks first.
       ASSERT_FALSE(g.blocks.empty()) << what << ": " << st.name << " runs on the host";
-      ASSERT_FALSE(g.threads.empty()) << what << ": " << st.name;
+      if (g.threads.empty()) {
+        // Only a cross-thread reduction: its threads are the partial stage's, inside the block.
+        const int partial = state.find_stage(st.name + ".rf");
+        ASSERT_GE(partial, 0) << what << ": " << st.name << " has no threads";
+        EXPECT_FALSE(gpu_loops(state.stage(partial)).threads.empty()) << what;
+        continue;
+      }
       EXPECT_LT(g.blocks.back(), g.threads.front()) << what << ": " << st.name;
       EXPECT_LE(int(g.blocks.size()), limits.max_block_dims) << what;
       EXPECT_LE(int(g.threads.size()), limits.max_thread_dims) << what;
@@ -70,6 +77,11 @@ void expect_well_bound(const std::string &what, const LoopState &state, const Gp
       ASSERT_FALSE(hg.blocks.empty() || hg.threads.empty()) << what << ": " << st.name;
       EXPECT_GT(st.attach_iter, hg.blocks.back()) << what << ": " << st.name;
       EXPECT_LT(st.attach_iter, hg.threads.front()) << what << ": " << st.name;
+    } else if (st.origin == StageOrigin::RFactor && !g.threads.empty()) {
+      // A cross-thread reduction's partials: one per thread, computed in the block of their row.
+      EXPECT_TRUE(g.blocks.empty()) << what << ": " << st.name;
+      const StageState &host = state.stage(st.attach_stage);
+      EXPECT_EQ(host.iters[st.attach_iter].annotation, Annotation::GpuBlock) << what << ": " << st.name;
     } else {
       // A stage inside a kernel runs in one thread: no GPU loops of its own, attached at a thread loop.
       EXPECT_TRUE(g.blocks.empty() && g.threads.empty()) << what << ": " << st.name;
@@ -228,8 +240,9 @@ TEST(GpuSketchRules, ThreadCountsAreMostlyWarpMultiplesWhenTheExtentsAllow) {
 
 TEST(GpuSketchRules, RowReductionsStayAtRootWithRowsOnThreads) {
   // softmax's max feeds sum and out, and out broadcasts sum over a row: both
-  // stay at root, rows on threads, the reduction serial in each thread.
-  ScheduleSpace space(testing::softmax_dag(), gpu_options());
+  // stay at root, rows on threads, the reduction serial in each thread (unless
+  // reduced across threads, next test).
+  ScheduleSpace space(testing::softmax_dag(), gpu_options(GpuLimits{}, 0.5, 0.0));
   std::mt19937_64 rng(13);
   for (int i = 0; i < 50; ++i) {
     const Schedule s = space.sample(rng);
@@ -242,6 +255,35 @@ TEST(GpuSketchRules, RowReductionsStayAtRootWithRowsOnThreads) {
       EXPECT_EQ(st.iters[1].annotation, Annotation::GpuThread);
       EXPECT_EQ(st.iters[2].kind, IterKind::Reduce);
       EXPECT_EQ(st.iters[0].extent * st.iters[1].extent, 16);
+    }
+  }
+}
+
+TEST(GpuSketchRules, LongRowsAreReducedAcrossTheThreadsOfABlock) {
+  ScheduleSpace space(testing::softmax_dag(), gpu_options(GpuLimits{}, 0.5, 1.0));
+  std::mt19937_64 rng(13);
+  for (int i = 0; i < 50; ++i) {
+    const Schedule s = space.sample(rng);
+    const std::string what = s.to_text();
+    const LoopState state = LoopState::replay(space.dag(), s);
+    expect_well_bound(what, state, *space.options().gpu);
+    for (const std::string name : {"max", "sum"}) {
+      // The row's reduction: one block per row, adding up one partial per thread.
+      const int out = state.find_stage(name);
+      const StageState &st = state.stage(out);
+      ASSERT_EQ(st.iters.size(), 2u) << what;
+      EXPECT_EQ(st.iters[0].annotation, Annotation::GpuBlock) << what;
+      EXPECT_EQ(st.iters[0].extent, 16) << what;
+      EXPECT_EQ(st.iters[1].kind, IterKind::Reduce) << what;
+      const int64_t threads = st.iters[1].extent;
+      EXPECT_EQ(100 % threads, 0) << what;
+      // The partials: in that block, a thread loop of that many threads, each summing 100 / threads values.
+      const StageState &part = state.stage(state.find_stage(name + ".rf"));
+      EXPECT_EQ(part.attach_stage, out) << what;
+      EXPECT_EQ(part.attach_iter, 0) << what;
+      ASSERT_EQ(thread_extents(part), std::vector<int64_t>{threads}) << what;
+      EXPECT_EQ(part.iters.back().kind, IterKind::Reduce) << what;
+      EXPECT_EQ(part.iters.back().extent * threads, 100) << what;
     }
   }
 }
