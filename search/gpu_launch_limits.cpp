@@ -54,6 +54,16 @@ std::string stage_violation(const LoopState &state, int s, const GpuLimits &limi
   if (thread_count > limits.max_threads_per_block)
     return "stage " + st.name + " runs " + std::to_string(thread_count) + " threads per block, over the limit of " +
            std::to_string(limits.max_threads_per_block);
+  if (st.location == ComputeLocation::At) {
+    // Halide allocates and computes a stage inside a kernel at or below its
+    // innermost block loop; between two block loops it fails to compile.
+    const StageState &host = state.stage(st.attach_stage);
+    for (size_t j = size_t(st.attach_iter) + 1; j < host.iters.size(); ++j)
+      if (host.iters[j].annotation == Annotation::GpuBlock)
+        return "stage " + st.name + " is computed at loop " + host.iters[st.attach_iter].name + " of " + host.name +
+               ", outside its gpu_block loop " + host.iters[j].name +
+               "; compute it at the innermost block loop or inside it";
+  }
   const Enclosing around = enclosing_gpu_loops(state, s);
   if (!blocks.empty() && !around.thread.empty())
     return "stage " + st.name + " binds loop " + blocks.front()->name + " to gpu_block but is computed inside gpu_thread loop " +

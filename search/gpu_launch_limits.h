@@ -30,6 +30,7 @@ struct GpuLimits {
 //   - a gpu_thread loop outside every gpu_block loop, or a gpu_block loop
 //     inside a gpu_thread loop (in the stage or the stages it is computed in);
 //   - a gpu_block loop in a stage computed inside another kernel (a nested launch);
+//   - a stage computed at a loop outside some of its host's gpu_block loops;
 //   - shared-memory stages of one kernel that together hold more than the
 //     shared memory of a block (their loop extents are the search's estimate of
 //     their regions, in 4-byte elements).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "search/gpu_launch_limits.h"
 #include "search/loop_state.h"
 
 namespace tlp {
@@ -102,6 +103,8 @@ std::optional<Schedule> ScheduleMutator::repair(Schedule s) const {
   } catch (const ScheduleError &) {
     return std::nullopt;
   }
+  // A GPU child no device could launch would cost a measurement to learn so.
+  if (options_.gpu && !gpu_launch_limit_violation(state, *options_.gpu).empty()) return std::nullopt;
   return s;
 }
 

@@ -80,7 +80,11 @@ int TaskTuner::round(Measurer &m, int n, const std::atomic<bool> &stop, const st
     costs.push_back(rec.ok() ? rec.median_cost : std::numeric_limits<double>::infinity());
     ++sum_.measured_now;
     ++sum_.trials_total;
-    if (!rec.ok()) ++sum_.errors[measure_error_name(rec.error)];
+    if (!rec.ok()) {
+      const std::string kind = measure_error_name(rec.error);
+      if (++sum_.errors[kind] == 1 && rec.error != MeasureError::NotRun)
+        sum_.first_errors[kind] = rec.error_message + "\n  schedule: " + rec.schedule.to_text();
+    }
     on_record();
   });
   sum_.build_seconds += m.times().build - before.build;

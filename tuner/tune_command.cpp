@@ -37,8 +37,12 @@ void print_build_only(const TuneSummary &s) {
   const int built = it == s.errors.end() ? 0 : it->second;
   printf("\nworkload   %s\ntarget     %s\nbuilt      %d of %d candidates (built only, none run)\n", s.workload.c_str(),
          s.target.c_str(), built, s.trials_total);
-  for (const auto &[name, n] : s.errors)
-    if (name != "not_run") printf("failed     %s: %d\n", name.c_str(), n);
+  for (const auto &[name, n] : s.errors) {
+    if (name == "not_run") continue;
+    printf("failed     %s: %d\n", name.c_str(), n);
+    const auto first = s.first_errors.find(name);
+    if (first != s.first_errors.end()) printf("  first: %s\n", first->second.c_str());
+  }
   if (!s.registers.empty()) {
     std::vector<int> r = s.registers;
     std::sort(r.begin(), r.end());

@@ -76,6 +76,7 @@ nlohmann::json TuneSummary::to_json() const {
                       {"measured", measured_now},
                       {"skipped_known", skipped_known},
                       {"errors", errors},
+                      {"first_errors", first_errors},
                       {"interrupted", interrupted},
                       {"found", found},
                       {"time_seconds",

@@ -49,6 +49,8 @@ struct TuneSummary {
   int measured_now = 0;       // measured by this run
   int skipped_known = 0;      // found in the log and not measured again
   std::map<std::string, int> errors;  // error name -> count, this run
+  // error name -> the first such record's message and schedule, so a user sees why
+  std::map<std::string, std::string> first_errors;
   bool interrupted = false;
   bool found = false;         // a valid kernel exists
   double best_cost = 0;       // seconds (median of repeats)

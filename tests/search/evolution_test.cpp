@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "search/evolutionary_search.h"
+#include "search/gpu_launch_limits.h"
 #include "search/loop_state.h"
 #include "search/random_model.h"
 #include "search/schedule_mutator.h"
@@ -39,6 +40,26 @@ TEST(ScheduleMutator, MutantsOfSampledSchedulesAllReplay) {
       EXPECT_NO_THROW(LoopState::replay(dag, *child)) << child->to_text();
     }
     EXPECT_GT(produced, 250) << "mutation fails too often";
+  }
+}
+
+TEST(ScheduleMutator, GpuMutantsStayWithinTheLaunchLimits) {
+  for (const ComputeDag &dag : all_fixtures()) {
+    SpaceOptions options;
+    options.gpu = GpuLimits{};
+    options.gpu->max_shared_bytes_per_block = 4096;  // tight, so that larger tiles would break it
+    ScheduleSpace space(dag, options);
+    ScheduleMutator mutator(dag, space.options());
+    std::mt19937_64 rng(5);
+    int produced = 0;
+    for (int i = 0; i < 200; ++i) {
+      const Schedule parent = space.sample(rng);
+      auto child = mutator.mutate(parent, rng);
+      if (!child) continue;
+      ++produced;
+      EXPECT_EQ(gpu_launch_limit_violation(LoopState::replay(dag, *child), *options.gpu), "") << child->to_text();
+    }
+    EXPECT_GT(produced, 100) << "mutation fails too often";
   }
 }
 

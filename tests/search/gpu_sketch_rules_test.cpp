@@ -422,6 +422,16 @@ TEST(GpuLaunchLimits, ReportsANestedLaunchAndNestedThreads) {
                    "C.local", "computed inside gpu_block loop C.i_0 (a nested kernel launch)");
 }
 
+TEST(GpuLaunchLimits, ReportsAStageComputedBetweenBlockLoops) {
+  // A mutant moved A's shared cache from the reduction's outer loop to the first block loop.
+  const std::string tiled = "SP(2,2,32,[8]); SP(2,1,48,[16]); SP(2,0,64,[16]); RE(2,[0,2,4,1,3,5]); "
+                            "AN(2,0,gpu_block); AN(2,1,gpu_block); AN(2,3,gpu_thread); AN(2,4,gpu_thread); "
+                            "CHR(0,2,shared); CA(1,3,";
+  EXPECT_EQ(violation(testing::matmul_dag(), tiled + "2)"), "");
+  EXPECT_EQ(violation(testing::matmul_dag(), tiled + "1)"), "");  // the innermost block loop: fine
+  expect_violation(violation(testing::matmul_dag(), tiled + "0)"), "A.cache", "outside its gpu_block loop j_0");
+}
+
 TEST(GpuLaunchLimits, SharedMemoryOfOneKernelIsSummedOverItsCaches) {
   GpuLimits small;
   small.max_shared_bytes_per_block = 3000;
