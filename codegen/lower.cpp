@@ -228,6 +228,27 @@ class Lowering {
     if (v.is_rvar) hs.func.compute_at(target.func, v.rvar);
     else hs.func.compute_at(target.func, v.var);
     emit(hs.src + ".compute_at(" + target.src + ", " + loop_src(v) + ");");
+    if (state_.stage(step.stage).origin == StageOrigin::CacheWriteLocal) bound_local_tile(step.stage);
+  }
+
+  // A cache-write accumulator computed in its copy's tile covers exactly that
+  // tile (the copy reads it point for point and its splits shift inwards), which
+  // the loop state knows. Saying so fixes its size; without it, where the tile's
+  // corner zigzags along a fused loop and the accumulator's rows are split by 1,
+  // Halide 14's bounds ask the inputs for rows past their end (matmul 512^3
+  // asked A for row 1019; see the Lower tests).
+  void bound_local_tile(int s) {
+    const StageState &st = state_.stage(s);
+    if (st.transformed) return;  // the state's extents are only estimates after the stage's own splits
+    HalideStage &hs = stages_[s];
+    const std::vector<Halide::Var> args = hs.func.args();  // innermost first
+    const int n = st.num_spatial_iters();
+    if (int(args.size()) != n) return;
+    for (int d = 0; d < n; ++d) {
+      const Halide::Var &v = args[size_t(n - 1 - d)];
+      hs.func.bound_extent(v, int(st.iters[d].extent));
+      emit(hs.src + ".bound_extent(" + cxx_name(v.name()) + ", " + std::to_string(st.iters[d].extent) + ");");
+    }
   }
 
   void cache_write(const Step &step) {

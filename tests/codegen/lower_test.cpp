@@ -95,6 +95,18 @@ TEST(Lower, NonDivisibleTilesOfAnUpdateStayInBounds) {
                           "RE(2,[5,6,0,2,1,3,4]); AN(2,6,vectorize); AN(2,5,unroll)");
 }
 
+// Tuning matmul 512^3 logged runtime errors for this schedule: C.local, computed
+// at a loop fusing m_0, n_0 and m_1, split its 4 rows by 1, and Halide's bounds
+// then asked for rows of A up to 1019. The accumulator's extent is now bounded
+// to its tile.
+TEST(Lower, SplitByOneInsideAFusedLoopStaysInBounds) {
+  expect_schedule_correct("matmul:M=512,N=512,K=512",
+                          "CHW(2,local); SP(3,1,512,[1,40]); SP(3,0,512,[64,4]); RE(3,[0,3,1,4,2,5]); "
+                          "FU(3,[0,1,2]); AN(3,0,parallel); AN(3,3,vectorize); CA(2,3,0); SP(2,1,40,[1,8]); "
+                          "SP(2,0,4,[1]); SP(2,5,512,[2]); RE(2,[5,0,2,6,1,3,4]); AN(2,6,vectorize); "
+                          "AN(2,5,unroll); AN(2,4,unroll)");
+}
+
 // A mutant the evolutionary search produced: the accumulator's 120-wide tile is
 // split by 16 (a guarded tail), its row loop unrolled around the vectorized
 // columns. Halide 14 added the last row's tail twice; the lowering now keeps that
