@@ -120,6 +120,13 @@ Command add_bench_command(CLI::App &app) {
                   "kernels run with; an MTL-TLP model uses its head")
       ->excludes(target_opt);
   sub->add_option("--min-seconds", o->min_seconds, "Timed seconds per candidate, at least")->capture_default_str();
+  sub->add_option("--update-epochs", o->update_epochs,
+                  "Epochs a TLP policy's model fine-tunes after each round (default: the model's, 0: never); finished "
+                  "runs in --out are read back whatever they used, so compare settings in separate --out folders")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--update-records", o->update_records,
+                  "Records each fine-tuning trains on (default: the model's, 0: all seen)")
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--check", c->baseline_path,
                   "CI mode: compare best GFLOP/s and trials-to-target of every policy and operator with this "
                   "baseline file; exit 3 on a regression confirmed by a second measurement");

@@ -138,6 +138,8 @@ PolicyResult run_once(const BenchOptions &o, const RunPlan &plan, const std::ato
   t.seed = uint64_t(plan.seed);
   t.log_path = log;
   t.min_seconds = o.min_seconds;
+  t.update_epochs = o.update_epochs;
+  t.update_records = o.update_records;
   t.progress = o.progress;
   const double start = unix_seconds();
   const TuneSummary s = run_tuning(t, stop);

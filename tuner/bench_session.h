@@ -45,6 +45,8 @@ struct BenchOptions {
   std::string target = "host";
   int threads = 0;              // kernel threads (0: every hardware thread)
   double min_seconds = 0.1;     // timed seconds per candidate
+  int update_epochs = -1;       // TLP policies' fine-tuning per round (-1: the model's default; see TuneOptions)
+  int update_records = -1;
   bool progress = true;
 };
 

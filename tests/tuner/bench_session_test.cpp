@@ -83,6 +83,22 @@ TEST(BenchCommand, WritesTheReportResumesAndChecksAgainstABaseline) {
   EXPECT_NE(slow.output.find("REGRESSION"), std::string::npos) << slow.output;
 }
 
+TEST(BenchCommand, OnlineUpdateSettingsReachTheTlpPolicies) {
+  TempDir dir;
+  {
+    std::ofstream suite(dir / "tiny.json");
+    suite << R"({"format": 1, "name": "tiny", "operators": [{"op": "matmul:M=32,N=32,K=32"}]})";
+  }
+  const std::string base = "bench --suite " + (dir / "tiny.json") + " --policies tlp-online --trials 4 --out " +
+                           (dir / "out") + " --no-progress --min-seconds 0.01";
+  const auto bad = tlptune(base + " --update-epochs -1");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.output.find("--update-epochs"), std::string::npos) << bad.output;
+  const auto ok = tlptune(base + " --update-epochs 1 --update-records 8");
+  ASSERT_EQ(ok.code, 0) << ok.output;
+  EXPECT_NE(ok.output.find("| tlp-online |"), std::string::npos) << ok.output;
+}
+
 TEST(BenchCommand, AnUnknownSuiteNameListsTheSuites) {
   TempDir dir;
   const auto r = tlptune("bench --suite nosuch --suites-dir " + std::string(TLP_SOURCE_DIR) +
