@@ -6,24 +6,10 @@
 #include "search/sketch/loop_steps.h"
 #include "search/sketch/random_draws.h"
 #include "search/sketch/sketch_rules.h"
+#include "search/sketch/stage_queries.h"
 
 namespace tlp {
 namespace {
-
-int64_t extent_product(const StageState &st, IterKind kind) {
-  int64_t p = 1;
-  for (const LoopIter &it : st.iters)
-    if (it.kind == kind) p *= it.extent;
-  return p;
-}
-
-int longest_reduction_loop(const StageState &st) {
-  int longest = -1;
-  for (int i = 0; i < int(st.iters.size()); ++i)
-    if (st.iters[i].kind == IterKind::Reduce && (longest < 0 || st.iters[i].extent > st.iters[longest].extent))
-      longest = i;
-  return longest;
-}
 
 // Threads per row: divisors of the reduction loop (partials with a tail would
 // need guards in an update), warp multiples when there are any, at most the

@@ -38,22 +38,6 @@ bool can_stage(const LoopState &state, const ComputeDag &dag, int s) {
          !shared_producers(state, dag, s).empty();
 }
 
-// {threads, inner} for each spatial loop, as the GPU tiling draws them.
-std::vector<std::vector<int>> block_tile(SketchContext &ctx, const GpuLimits &limits, const StageState &st) {
-  const int n = st.num_spatial_iters();
-  std::vector<int64_t> extents;
-  for (int d = 0; d < n; ++d) extents.push_back(st.iters[d].extent);
-  const std::vector<int> threads = thread_factors(limits, extents, ctx.rng());
-  std::vector<std::vector<int>> factors(n);
-  int64_t budget = std::max(1, ctx.options().max_unroll_block);
-  for (int d = n - 1; d >= 0; --d) {
-    const int64_t inner = pick(divisors_up_to(extents[d] / threads[d], budget), ctx.rng());
-    budget = std::max<int64_t>(1, budget / inner);
-    factors[d] = {threads[d], int(inner)};
-  }
-  return factors;
-}
-
 // Splits each reduction loop (they follow the spatial ones) into a chunk
 // loaded per step and the loop over it: their chunk sizes multiply to at most
 // 32, so a block's caches stay small.
@@ -97,7 +81,7 @@ void stage_reduction(SketchContext &ctx, const GpuLimits &limits, const std::str
   int s = ctx.index(name);
   const int n = ctx.stage(s).num_spatial_iters();
   const int m = int(ctx.stage(s).iters.size()) - n;
-  tile_spatial(ctx, s, 3, block_tile(ctx, limits, ctx.stage(s)));
+  tile_spatial(ctx, s, 3, block_tile_factors(ctx, limits, ctx.stage(s)));
   split_reduction_chunks(ctx, s, 3 * n);
   // Loops: n block, n thread, n inner, then (outer, chunk) per reduction loop.
   // Order: blocks, reduction outers, threads, chunks, inners.

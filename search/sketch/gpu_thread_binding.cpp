@@ -26,6 +26,21 @@ std::vector<int> thread_factors(const GpuLimits &limits, const std::vector<int64
   return f;
 }
 
+std::vector<std::vector<int>> block_tile_factors(SketchContext &ctx, const GpuLimits &limits, const StageState &st) {
+  const int n = st.num_spatial_iters();
+  std::vector<int64_t> extents;
+  for (int d = 0; d < n; ++d) extents.push_back(st.iters[d].extent);
+  const std::vector<int> threads = thread_factors(limits, extents, ctx.rng());
+  std::vector<std::vector<int>> factors(n);
+  int64_t budget = std::max(1, ctx.options().max_unroll_block);
+  for (int d = n - 1; d >= 0; --d) {
+    const int64_t inner = pick(divisors_up_to(extents[d] / threads[d], budget), ctx.rng());
+    budget = std::max<int64_t>(1, budget / inner);
+    factors[d] = {threads[d], int(inner)};
+  }
+  return factors;
+}
+
 void fuse_loops(SketchContext &ctx, int s, int first, int count) {
   if (count < 2) return;
   Step fu = Step::of(StepKind::FU);

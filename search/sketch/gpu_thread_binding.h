@@ -22,6 +22,11 @@ const GpuLimits &gpu_limits(const SketchContext &ctx);
 // so consecutive threads touch consecutive elements.
 std::vector<int> thread_factors(const GpuLimits &limits, const std::vector<int64_t> &extents, std::mt19937_64 &rng);
 
+// {threads, inner} for each spatial loop of `st` (outermost first): threads
+// drawn by thread_factors, inner parts (what one thread computes) divisors of
+// what is left, their product capped like a CPU register block (max_unroll_block).
+std::vector<std::vector<int>> block_tile_factors(SketchContext &ctx, const GpuLimits &limits, const StageState &st);
+
 // Fuses loops first..first+count-1 of stage s into one (nothing when count < 2).
 void fuse_loops(SketchContext &ctx, int s, int first, int count);
 

@@ -45,23 +45,6 @@ std::vector<FusedGroup> fused_groups(const LoopState &state) {
   return out;
 }
 
-// {threads, inner} for each spatial loop. The inner parts are what one thread
-// computes; their product is capped like a CPU register block (max_unroll_block).
-std::vector<std::vector<int>> tile_factors(SketchContext &ctx, const GpuLimits &limits, const StageState &st) {
-  const int n = st.num_spatial_iters();
-  std::vector<int64_t> extents;
-  for (int d = 0; d < n; ++d) extents.push_back(st.iters[d].extent);
-  const std::vector<int> threads = thread_factors(limits, extents, ctx.rng());
-  std::vector<std::vector<int>> factors(n);
-  int64_t budget = std::max(1, ctx.options().max_unroll_block);
-  for (int d = n - 1; d >= 0; --d) {
-    const int64_t inner = pick(divisors_up_to(extents[d] / threads[d], budget), ctx.rng());
-    budget = std::max<int64_t>(1, budget / inner);
-    factors[d] = {threads[d], int(inner)};
-  }
-  return factors;
-}
-
 // The reduction computed in one thread: reduction loops split in two and
 // ordered R R S, the spatial loops (the thread's accumulator tile) innermost
 // and unrolled when the tile is small.
@@ -85,7 +68,7 @@ void tile_in_thread(SketchContext &ctx, int s) {
 void tile_group(SketchContext &ctx, const GpuLimits &limits, const FusedGroup &group) {
   const int s = ctx.index(group.consumer);
   const int n = ctx.stage(s).num_spatial_iters();
-  tile_spatial(ctx, s, 3, tile_factors(ctx, limits, ctx.stage(s)));
+  tile_spatial(ctx, s, 3, block_tile_factors(ctx, limits, ctx.stage(s)));
   // Loops: n block, n thread, n inner. Fuse the outer ones of each level to fit the dimensions.
   const int blocks = std::min(n, std::max(1, limits.max_block_dims));
   const int threads = std::min(n, std::max(1, limits.max_thread_dims));

@@ -1,25 +1,10 @@
 #include "search/sketch/loop_steps.h"
 #include "search/sketch/random_draws.h"
 #include "search/sketch/sketch_rules.h"
+#include "search/sketch/stage_queries.h"
 
 namespace tlp {
 namespace {
-
-int64_t extent_product(const StageState &st, IterKind kind) {
-  int64_t p = 1;
-  for (const LoopIter &it : st.iters)
-    if (it.kind == kind) p *= it.extent;
-  return p;
-}
-
-// The index of the longest reduction loop of a stage that has one.
-int longest_reduction_loop(const StageState &st) {
-  int longest = -1;
-  for (int i = 0; i < int(st.iters.size()); ++i)
-    if (st.iters[i].kind == IterKind::Reduce && (longest < 0 || st.iters[i].extent > st.iters[longest].extent))
-      longest = i;
-  return longest;
-}
 
 // The partial stage keeps the original loops with the factored one spatial:
 // vector partials go innermost and are vectorized; parallel chunks go first

@@ -105,24 +105,38 @@ namespace {
 // A matmul whose inputs the space stages in shared memory: the PTX stores each
 // chunk into shared memory, synchronizes the block, and the multiply reads it
 // from there.
-TEST(GpuLowering, SharedStagingLoadsChunksIntoSharedMemoryBetweenBarriers) {
-  auto op = make_operator("matmul:M=64,N=64,K=64");
+// One GPU sample of `spec` under `so`, lowered and compiled for CUDA.
+struct CompiledSample {
+  Schedule schedule;
+  std::string halide_source;
+  std::string ptx;
+};
+
+CompiledSample compile_first_sample(const std::string &spec, SpaceOptions so, uint64_t seed) {
+  auto op = make_operator(spec);
   const ComputeDag dag = make_compute_dag(*op);
-  SpaceOptions so;
   so.gpu = GpuLimits{};
-  so.gpu_shared_staging_probability = 1.0;
   ScheduleSpace space(dag, so);
-  std::mt19937_64 rng(5);
-  const Schedule s = space.sample(rng);
-  ASSERT_NE(s.to_text().find("CHR"), std::string::npos) << s.to_text();
-  LoweredKernel k = lower_schedule(*op, dag, s, cuda_target());
-  EXPECT_NE(k.schedule_source.find("store_in(MemoryType::GPUShared)"), std::string::npos) << k.schedule_source;
-  const std::string object = ::testing::TempDir() + "gpu_shared.o";
-  const std::string ptx = compile_kernel_object_with_ptx(k, cuda_target(), object, "k");
+  std::mt19937_64 rng(seed);
+  CompiledSample c;
+  c.schedule = space.sample(rng);
+  LoweredKernel k = lower_schedule(*op, dag, c.schedule, cuda_target());
+  c.halide_source = k.schedule_source;
+  const std::string object = ::testing::TempDir() + "gpu_sample.o";
+  c.ptx = compile_kernel_object_with_ptx(k, cuda_target(), object, "k");
   std::remove(object.c_str());
-  EXPECT_NE(ptx.find("st.shared"), std::string::npos) << k.schedule_source;
-  EXPECT_NE(ptx.find("ld.shared"), std::string::npos) << k.schedule_source;
-  EXPECT_NE(ptx.find("bar.sync"), std::string::npos) << k.schedule_source;
+  return c;
+}
+
+TEST(GpuLowering, SharedStagingLoadsChunksIntoSharedMemoryBetweenBarriers) {
+  SpaceOptions so;
+  so.gpu_shared_staging_probability = 1.0;
+  const CompiledSample c = compile_first_sample("matmul:M=64,N=64,K=64", so, 5);
+  ASSERT_NE(c.schedule.to_text().find("CHR"), std::string::npos) << c.schedule.to_text();
+  EXPECT_NE(c.halide_source.find("store_in(MemoryType::GPUShared)"), std::string::npos) << c.halide_source;
+  EXPECT_NE(c.ptx.find("st.shared"), std::string::npos) << c.halide_source;
+  EXPECT_NE(c.ptx.find("ld.shared"), std::string::npos) << c.halide_source;
+  EXPECT_NE(c.ptx.find("bar.sync"), std::string::npos) << c.halide_source;
 }
 
 }  // namespace
@@ -142,24 +156,15 @@ size_t count_of(const std::string &text, const std::string &what) {
 // a large auto-unroll limit: unrolled at block level, Halide would put a
 // barrier after every partial.
 TEST(GpuLowering, CrossThreadReductionAddsPartialsWithoutABarrierEach) {
-  auto op = make_operator("softmax:M=64,N=128");
-  const ComputeDag dag = make_compute_dag(*op);
   SpaceOptions so;
-  so.gpu = GpuLimits{};
   so.gpu_cross_thread_probability = 1.0;
   so.auto_unroll_values = {512};
-  ScheduleSpace space(dag, so);
-  std::mt19937_64 rng(1);
-  const Schedule s = space.sample(rng);
-  ASSERT_EQ(count_of(s.to_text(), "RF("), 2u) << s.to_text();  // max and sum
-  LoweredKernel k = lower_schedule(*op, dag, s, cuda_target());
-  EXPECT_EQ(count_of(k.schedule_source, ".rfactor("), 2u) << k.schedule_source;
-  const std::string object = ::testing::TempDir() + "gpu_cross_thread.o";
-  const std::string ptx = compile_kernel_object_with_ptx(k, cuda_target(), object, "k");
-  std::remove(object.c_str());
-  EXPECT_NE(ptx.find("ld.shared"), std::string::npos) << k.schedule_source;
-  EXPECT_GE(count_of(ptx, "bar.sync"), 2u) << k.schedule_source;
-  EXPECT_LE(count_of(ptx, "bar.sync"), 8u) << k.schedule_source;
+  const CompiledSample c = compile_first_sample("softmax:M=64,N=128", so, 1);
+  ASSERT_EQ(count_of(c.schedule.to_text(), "RF("), 2u) << c.schedule.to_text();  // max and sum
+  EXPECT_EQ(count_of(c.halide_source, ".rfactor("), 2u) << c.halide_source;
+  EXPECT_NE(c.ptx.find("ld.shared"), std::string::npos) << c.halide_source;
+  EXPECT_GE(count_of(c.ptx, "bar.sync"), 2u) << c.halide_source;
+  EXPECT_LE(count_of(c.ptx, "bar.sync"), 8u) << c.halide_source;
 }
 
 }  // namespace
