@@ -240,6 +240,11 @@ class Lowering {
   void bound_local_tile(int s) {
     const StageState &st = state_.stage(s);
     if (st.transformed) return;  // the state's extents are only estimates after the stage's own splits
+    // Below a fused loop the state's region is an estimate too (the fused loop
+    // counts whole for every dimension it came from): leave it to Halide.
+    const StageState &host = state_.stage(st.attach_stage);
+    for (size_t j = size_t(st.attach_iter) + 1; j < host.iters.size(); ++j)
+      if (host.iters[j].origins.size() > 1) return;
     HalideStage &hs = stages_[s];
     const std::vector<Halide::Var> args = hs.func.args();  // innermost first
     const int n = st.num_spatial_iters();

@@ -107,6 +107,14 @@ TEST(Lower, SplitByOneInsideAFusedLoopStaysInBounds) {
                           "AN(2,5,unroll); AN(2,4,unroll)");
 }
 
+// Below a fused loop the loop state overestimates the accumulator's tile (the
+// fused loop counts whole for rows and for columns): bounding it to that
+// would read past A's last row, so it is left to Halide.
+TEST(Lower, AccumulatorBelowAFusedLoopIsNotBoundedToTheEstimate) {
+  expect_schedule_correct(kMatmul, "CHW(2,local); SP(3,1,29,[8]); SP(3,0,37,[4]); RE(3,[0,2,1,3]); FU(3,[2,3]); "
+                                   "CA(2,3,1)");
+}
+
 // A mutant the evolutionary search produced: the accumulator's 120-wide tile is
 // split by 16 (a guarded tail), its row loop unrolled around the vectorized
 // columns. Halide 14 added the last row's tail twice; the lowering now keeps that
