@@ -24,7 +24,7 @@
 // (Ansor's SSSRRSRS multi-level tiling, search/sketch/gpu_*):
 //   - inline_elementwise, as on CPU;
 //   - gpu_shared_staging: a reduction whose inputs are reused across outputs
-//     (matmul, conv) is sometimes tiled with the reduction split into chunks
+//     (matmul, conv, depthwise conv, pooling) is sometimes tiled with the reduction split into chunks
 //     outside the thread loops, each chunk of the reused inputs loaded into
 //     shared memory by the whole block;
 //   - gpu_cross_thread_reduction: a reduction with few outputs or long rows

@@ -10,22 +10,38 @@
 namespace tlp {
 namespace {
 
-// The producers of DAG stage `d` that its threads would share: those whose
-// index leaves out some of d's spatial loops (matmul's A ignores j), so one
-// value serves many outputs of a block. Returned by name, each once.
+IterKind kind_of(const DagStage &d, const std::string &loop) {
+  for (const DagIter &it : d.iters)
+    if (it.name == loop) return it.kind;
+  return IterKind::Spatial;
+}
+
+// Whether outputs of `d` share values of the producer `access` reads: its index
+// leaves out one of d's spatial loops (matmul's A ignores j), or slides a window
+// over one (a convolution's rows oh + ry: neighbouring rows read the same input).
+bool has_reuse(const DagStage &d, const DagAccess &access) {
+  std::vector<std::string> used;
+  for (const auto &dim : access.dims) {
+    bool spatial = false, reduce = false;
+    for (const auto &[loop, coef] : dim) {
+      used.push_back(loop);
+      if (coef == 0) continue;
+      (kind_of(d, loop) == IterKind::Spatial ? spatial : reduce) = true;
+    }
+    if (spatial && reduce) return true;
+  }
+  for (const DagIter &it : d.iters)
+    if (it.kind == IterKind::Spatial && std::find(used.begin(), used.end(), it.name) == used.end()) return true;
+  return false;
+}
+
+// The producers of stage s that its threads would share (has_reuse), by name, each once.
 std::vector<std::string> shared_producers(const LoopState &state, const ComputeDag &dag, int s) {
-  const StageState &st = state.stage(s);
-  const DagStage &d = dag.stages[st.dag_stage];
+  const DagStage &d = dag.stages[state.stage(s).dag_stage];
   std::vector<std::string> out;
   for (const DagAccess &access : d.accesses) {
-    std::vector<std::string> used;
-    for (const auto &dim : access.dims)
-      for (const auto &[loop, coef] : dim) used.push_back(loop);
-    bool reuse = false;
-    for (const DagIter &it : d.iters)
-      if (it.kind == IterKind::Spatial && std::find(used.begin(), used.end(), it.name) == used.end()) reuse = true;
     const std::string &name = dag.stages[access.producer].name;
-    if (reuse && state.find_stage(name) >= 0 && std::find(out.begin(), out.end(), name) == out.end())
+    if (has_reuse(d, access) && state.find_stage(name) >= 0 && std::find(out.begin(), out.end(), name) == out.end())
       out.push_back(name);
   }
   return out;

@@ -67,7 +67,9 @@ class AutoUnrollRule final : public SketchRule {
 // GPU rules. They read SpaceOptions::gpu (which must be set) for the limits.
 
 // Ansor's shared-memory multi-level tiling, in Halide's terms: a reduction at
-// root whose inputs are reused across its outputs (matmul, conv) is, with
+// root whose inputs are reused across its outputs (an input that ignores an
+// output loop, as in matmul and conv, or a window sliding over one, as in
+// depthwise conv and pooling) is, with
 // probability gpu_shared_staging_probability, tiled block / thread / inner with
 // each reduction loop split into an outer loop and a chunk, ordered blocks,
 // outer reduction loops, threads, chunks, inners. Each reused producer is

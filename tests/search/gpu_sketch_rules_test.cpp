@@ -185,6 +185,27 @@ TEST(GpuSketchRules, SharedStagingLeavesReductionsWithoutReuseAlone) {
   }
 }
 
+TEST(GpuSketchRules, SharedStagingCachesAnInputThatAWindowSlidesOver) {
+  // A 1-D depthwise convolution: every output row reads a 3-row window of `in`
+  // (rows y + ry), and `w` is shared by all rows.
+  using testing::access;
+  ComputeDag dag;
+  dag.stages.push_back(testing::placeholder("in", {testing::sp("c", 8), testing::sp("h", 18)}));
+  dag.stages.push_back(testing::placeholder("w", {testing::sp("c", 8), testing::sp("ry", 3)}));
+  dag.stages.push_back(
+      testing::compute("dw", {testing::sp("c", 8), testing::sp("y", 16), testing::rd("ry", 3)}, {0, 1}, true));
+  dag.stages[2].accesses = {access(0, {{{"c", 1}}, {{"y", 1}, {"ry", 1}}}), access(1, {{{"c", 1}}, {{"ry", 1}}})};
+  ScheduleSpace space(dag, gpu_options(GpuLimits{}, 1.0));
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < 20; ++i) {
+    const Schedule s = space.sample(rng);
+    const LoopState state = LoopState::replay(dag, s);
+    EXPECT_GE(state.find_stage("in.cache"), 0) << s.to_text();
+    EXPECT_GE(state.find_stage("w.cache"), 0) << s.to_text();
+    expect_well_bound(s.to_text(), state, *space.options().gpu);
+  }
+}
+
 TEST(GpuSketchRules, SharedStagingOfConvCachesThePaddedInputWithItsHalo) {
   ScheduleSpace space(testing::conv_dag(), gpu_options(GpuLimits{}, 1.0));
   std::mt19937_64 rng(2);
