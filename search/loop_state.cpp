@@ -294,9 +294,6 @@ void LoopState::apply_compute_at(const Step &step) {
   bound_attached_stage(step.stage);
 }
 
-// Shrinks an attached stage's loops to the region one iteration of the target's
-// loop needs: the product of the target's inner loops deriving from the same
-// original loop. Halide infers the real bounds; this is the search's estimate.
 namespace {
 
 // How many values of the target's original loop `origin` one iteration of its
@@ -315,6 +312,9 @@ int64_t inner_region(const StageState &target, int attach_iter, const std::strin
 
 }  // namespace
 
+// Shrinks an attached stage's loops to the region one iteration of the target's
+// loop needs: the product of the target's inner loops deriving from the same
+// original loop. Halide infers the real bounds; this is the search's estimate.
 void LoopState::bound_attached_stage(int s) {
   StageState &st = stages_[s];
   if (st.transformed) return;
@@ -336,10 +336,11 @@ void LoopState::bound_attached_cache(int s) {
   if (target.dag_stage < 0 || st.dag_stage < 0) return;
   const std::vector<const DagAccess *> sites = dag_->stages[target.dag_stage].accesses_of(st.dag_stage);
   if (sites.empty()) return;
+  for (const DagAccess *site : sites)
+    if (site->dims.size() != st.iters.size()) return;  // the access does not match the cache's loops: keep the estimate
   for (size_t d = 0; d < st.iters.size(); ++d) {
     int64_t widest = 0;
     for (const DagAccess *site : sites) {
-      if (d >= site->dims.size()) return;  // the access does not match the cache's loops: keep the estimate
       int64_t span = 1;
       for (const auto &[loop, coef] : site->dims[d]) {
         const int64_t region = inner_region(target, st.attach_iter, loop);

@@ -36,12 +36,7 @@ bool few_long_rows(const StageState &st) {
 void reduce_across_threads(SketchContext &ctx, int s, int loop, int64_t threads) {
   const std::string name = ctx.stage(s).name;
   const int n = ctx.stage(s).num_spatial_iters();
-  Step sp = Step::of(StepKind::SP);
-  sp.stage = s;
-  sp.iter = loop;
-  sp.extent = ctx.stage(s).iters[loop].extent;
-  sp.factors = {int(threads)};
-  ctx.push(sp);
+  split_loop(ctx, s, loop, {int(threads)});
   Step rf = Step::of(StepKind::RF);
   rf.stage = s;
   rf.iter = loop + 1;  // the inner part: one partial per thread

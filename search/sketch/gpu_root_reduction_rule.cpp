@@ -17,12 +17,7 @@ void GpuRootReductionRule::apply(SketchContext &ctx) const {
     if (n == 0) continue;
     fuse_loops(ctx, s, 0, n);
     const int64_t extent = ctx.stage(s).iters[0].extent;
-    Step sp = Step::of(StepKind::SP);
-    sp.stage = s;
-    sp.iter = 0;
-    sp.extent = extent;
-    sp.factors = thread_factors(limits, {extent}, ctx.rng());
-    ctx.push(sp);
+    split_loop(ctx, s, 0, thread_factors(limits, {extent}, ctx.rng()));
     annotate(ctx, s, 0, Annotation::GpuBlock);
     annotate(ctx, s, 1, Annotation::GpuThread);
   }

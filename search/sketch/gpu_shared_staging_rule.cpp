@@ -63,12 +63,7 @@ void split_reduction_chunks(SketchContext &ctx, int s, int first) {
     const int64_t extent = ctx.stage(s).iters[i].extent;
     const int64_t chunk = pick(divisors_up_to(extent, budget), ctx.rng());
     budget = std::max<int64_t>(1, budget / chunk);
-    Step sp = Step::of(StepKind::SP);
-    sp.stage = s;
-    sp.iter = i;
-    sp.extent = extent;
-    sp.factors = {int(chunk)};
-    ctx.push(sp);
+    split_loop(ctx, s, i, {int(chunk)});
   }
 }
 
@@ -83,12 +78,7 @@ void bind_cache_to_threads(SketchContext &ctx, int c, const std::vector<int64_t>
     factors[d] = int(std::max<int64_t>(1, std::min(block_threads[d], rest)));
     rest = std::max<int64_t>(1, rest / factors[d]);
   }
-  Step sp = Step::of(StepKind::SP);
-  sp.stage = c;
-  sp.iter = 0;
-  sp.extent = extent;
-  sp.factors = factors;
-  ctx.push(sp);
+  split_loop(ctx, c, 0, factors);
   for (int i = 1; i <= int(factors.size()); ++i) annotate(ctx, c, i, Annotation::GpuThread);
 }
 

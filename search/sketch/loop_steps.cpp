@@ -1,5 +1,7 @@
 #include "search/sketch/loop_steps.h"
 
+#include <utility>
+
 #include "search/sketch/random_draws.h"
 
 namespace tlp {
@@ -12,26 +14,25 @@ void annotate(SketchContext &ctx, int s, int iter, Annotation annotation) {
   ctx.push(an);
 }
 
+void split_loop(SketchContext &ctx, int s, int iter, std::vector<int> factors) {
+  Step sp = Step::of(StepKind::SP);
+  sp.stage = s;
+  sp.iter = iter;
+  sp.extent = ctx.stage(s).iters[iter].extent;
+  sp.factors = std::move(factors);
+  ctx.push(sp);
+}
+
 void split_spatial_loops(SketchContext &ctx, int s, const std::vector<std::vector<int>> &factors) {
   for (int d = int(factors.size()) - 1; d >= 0; --d) {
-    Step sp = Step::of(StepKind::SP);
-    sp.stage = s;
-    sp.iter = d;
-    sp.extent = ctx.stage(s).iters[d].extent;
-    sp.factors = factors[d];
-    ctx.push(sp);
+    split_loop(ctx, s, d, factors[d]);
   }
 }
 
 void split_loops_in_two(SketchContext &ctx, int s, int first) {
   for (int i = int(ctx.stage(s).iters.size()) - 1; i >= first; --i) {
     const int64_t extent = ctx.stage(s).iters[i].extent;
-    Step sp = Step::of(StepKind::SP);
-    sp.stage = s;
-    sp.iter = i;
-    sp.extent = extent;
-    sp.factors = {int(random_factor(extent, ctx.options().max_innermost_factor, ctx.rng()))};
-    ctx.push(sp);
+    split_loop(ctx, s, i, {int(random_factor(extent, ctx.options().max_innermost_factor, ctx.rng()))});
   }
 }
 

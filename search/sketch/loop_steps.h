@@ -12,6 +12,10 @@ namespace tlp {
 // AN(s, iter, annotation).
 void annotate(SketchContext &ctx, int s, int iter, Annotation annotation);
 
+// SP(s, iter, its current extent, factors): splits one loop into an outer
+// part and one part per factor (outermost first).
+void split_loop(SketchContext &ctx, int s, int iter, std::vector<int> factors);
+
 // Splits each spatial loop d by factors[d] (innermost loop first, so the indices
 // of the loops before it stay valid). Loop d's parts then follow each other.
 void split_spatial_loops(SketchContext &ctx, int s, const std::vector<std::vector<int>> &factors);

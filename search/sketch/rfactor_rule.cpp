@@ -52,12 +52,7 @@ bool rfactor_stage(SketchContext &ctx, int s, int loop) {
   } else {
     inner = extent / pick(chunk_counts, ctx.rng());
   }
-  Step sp = Step::of(StepKind::SP);
-  sp.stage = s;
-  sp.iter = loop;
-  sp.extent = extent;
-  sp.factors = {int(inner)};
-  ctx.push(sp);
+  split_loop(ctx, s, loop, {int(inner)});
   // The factored loop is the split's inner part for vector partials, its outer part for chunks.
   const int factored = vector_partials ? loop + 1 : loop;
   Step rf = Step::of(StepKind::RF);
