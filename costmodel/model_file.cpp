@@ -50,7 +50,8 @@ json info_to_json(const TlpModelInfo &info) {
                        {"output_heads", info.network.output_heads}};
   j["featurizer"] = {{"seq_len", info.featurizer.seq_len},
                      {"emb_size", info.featurizer.emb_size},
-                     {"scaling", feature_scaling_name(info.featurizer.scaling)}};
+                     {"scaling", feature_scaling_name(info.featurizer.scaling)},
+                     {"nest_rows", info.featurizer.nest_rows}};
   j["platform"] = info.platform;
   if (!info.platforms.empty()) j["platforms"] = info.platforms;
   j["training"] = {{"records", t.records}, {"tasks", t.tasks},         {"created", t.created},
@@ -74,6 +75,7 @@ TlpModelInfo info_from_json(const json &j) {
   info.featurizer.seq_len = f.at("seq_len").get<int>();
   info.featurizer.emb_size = f.at("emb_size").get<int>();
   info.featurizer.scaling = feature_scaling_from_name(f.at("scaling").get<std::string>());
+  info.featurizer.nest_rows = f.value("nest_rows", 0);  // files before loop-nest rows have none
   info.platform = j.at("platform").get<std::string>();
   info.platforms = j.value("platforms", std::vector<std::string>());
   const json &t = j.at("training");
@@ -96,6 +98,11 @@ void check_consistent(const TlpModelInfo &info, const std::string &what) {
     throw ModelFileError(what + ": the network takes " + std::to_string(info.network.seq_len) + " x " +
                          std::to_string(info.network.emb_size) + " matrices but the featurizer makes " +
                          std::to_string(info.featurizer.seq_len) + " x " + std::to_string(info.featurizer.emb_size));
+  try {
+    check_featurizer_options(info.featurizer);
+  } catch (const std::invalid_argument &e) {
+    throw ModelFileError(what + ": " + e.what());
+  }
   const size_t heads = size_t(info.network.output_heads);
   if (heads > 1 && info.platforms.size() != heads)
     throw ModelFileError(what + ": the network has " + std::to_string(heads) + " output heads but " +

@@ -50,8 +50,9 @@ std::vector<MtlTask> merge_platform_tasks(const std::vector<TlpTask> &tasks, con
   return out;
 }
 
-void featurize_mtl_tasks(std::vector<MtlTask> &tasks, const FeaturizerOptions &options) {
-  for (MtlTask &t : tasks) t.features = featurize_all(t.schedules, options);
+void featurize_mtl_tasks(std::vector<MtlTask> &tasks, const FeaturizerOptions &options, const DagLookup &dags) {
+  for (MtlTask &t : tasks)
+    t.features = featurize_all(t.schedules, options, dag_for_features(options, dags, t.workload_key));
 }
 
 std::vector<MeasureRecord> keep_platform_share(const std::vector<MeasureRecord> &records, const std::string &platform,

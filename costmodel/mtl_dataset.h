@@ -34,7 +34,7 @@ struct MtlTask {
 // platforms are left out); head k is platforms[k]. Workload order is kept.
 std::vector<MtlTask> merge_platform_tasks(const std::vector<TlpTask> &tasks, const std::vector<std::string> &platforms);
 
-void featurize_mtl_tasks(std::vector<MtlTask> &tasks, const FeaturizerOptions &options);
+void featurize_mtl_tasks(std::vector<MtlTask> &tasks, const FeaturizerOptions &options, const DagLookup &dags = {});
 
 // What a new platform with little data looks like: of `platform`'s usable records
 // of each workload not in `keep_all_workloads`, a share `fraction` (rounded up, at

@@ -38,14 +38,10 @@ TlpCostModel::TlpCostModel(TlpNetwork network, TlpModelInfo info, TlpCostModelOp
 
 TlpCostModel::~TlpCostModel() = default;
 
-std::vector<float> TlpCostModel::predict(const std::string &, const std::vector<Schedule> &schedules) {
+std::vector<float> TlpCostModel::predict(const std::string &task_key, const std::vector<Schedule> &schedules) {
   const FeaturizerOptions &fo = s_->info.featurizer;
-  const size_t per = size_t(fo.seq_len) * size_t(fo.emb_size);
-  std::vector<float> features(schedules.size() * per);
-  for (size_t i = 0; i < schedules.size(); ++i) {
-    const std::vector<float> m = featurize(schedules[i], fo);
-    std::copy(m.begin(), m.end(), features.begin() + i * per);
-  }
+  const std::vector<float> features =
+      featurize_all(schedules, fo, dag_for_features(fo, s_->options.dags, task_key));
   return s_->net.predict(features.data(), schedules.size(), s_->options.inference);
 }
 
@@ -59,11 +55,12 @@ void TlpCostModel::update(const std::string &task_key, const std::vector<Schedul
   task.workload_key = task_key;
   task.platform = s_->info.platform;
   std::vector<uint64_t> &order = s_->order[task_key];
+  const ComputeDag *dag = dag_for_features(fo, s_->options.dags, task_key);
   for (size_t i = 0; i < schedules.size(); ++i) {
     if (!usable_cost(costs[i])) continue;  // a failed measurement: nothing to rank
     task.schedules.push_back(schedules[i]);
     task.costs.push_back(costs[i]);
-    const std::vector<float> m = featurize(schedules[i], fo);
+    const std::vector<float> m = featurize(schedules[i], fo, dag);
     task.features.insert(task.features.end(), m.begin(), m.end());
     order.push_back(s_->arrived++);
   }

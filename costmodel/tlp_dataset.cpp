@@ -56,8 +56,9 @@ std::vector<TlpTask> build_tasks(const std::vector<MeasureRecord> &records, Data
   return tasks;
 }
 
-void featurize_tasks(std::vector<TlpTask> &tasks, const FeaturizerOptions &options) {
-  for (TlpTask &t : tasks) t.features = featurize_all(t.schedules, options);
+void featurize_tasks(std::vector<TlpTask> &tasks, const FeaturizerOptions &options, const DagLookup &dags) {
+  for (TlpTask &t : tasks)
+    t.features = featurize_all(t.schedules, options, dag_for_features(options, dags, t.workload_key));
 }
 
 namespace {
@@ -132,13 +133,13 @@ DatasetSplit split_by_workload(std::vector<TlpTask> tasks, const SplitOptions &o
 }
 
 TlpDataset make_tlp_dataset(const std::vector<MeasureRecord> &records, const SplitOptions &split,
-                            const FeaturizerOptions &featurizer) {
+                            const FeaturizerOptions &featurizer, const DagLookup &dags) {
   TlpDataset d;
   d.featurizer = featurizer;
   d.split = split_by_workload(build_tasks(records, &d.stats), split);
-  featurize_tasks(d.split.train, featurizer);
-  featurize_tasks(d.split.val, featurizer);
-  featurize_tasks(d.split.test, featurizer);
+  featurize_tasks(d.split.train, featurizer, dags);
+  featurize_tasks(d.split.val, featurizer, dags);
+  featurize_tasks(d.split.test, featurizer, dags);
   return d;
 }
 

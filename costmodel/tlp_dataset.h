@@ -55,7 +55,9 @@ struct DatasetBuildStats {
 std::vector<TlpTask> build_tasks(const std::vector<MeasureRecord> &records, DatasetBuildStats *stats = nullptr);
 
 // Fills every task's features.
-void featurize_tasks(std::vector<TlpTask> &tasks, const FeaturizerOptions &options);
+// Fills every task's features. `dags` gives the operators when the options
+// need them (tlp_featurizer.h).
+void featurize_tasks(std::vector<TlpTask> &tasks, const FeaturizerOptions &options, const DagLookup &dags = {});
 
 struct SplitOptions {
   // Workloads that always go to test (e.g. the operators of held-out networks).
@@ -85,6 +87,6 @@ struct TlpDataset {
   FeaturizerOptions featurizer;
 };
 TlpDataset make_tlp_dataset(const std::vector<MeasureRecord> &records, const SplitOptions &split,
-                            const FeaturizerOptions &featurizer);
+                            const FeaturizerOptions &featurizer, const DagLookup &dags = {});
 
 }  // namespace tlp

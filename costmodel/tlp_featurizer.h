@@ -6,11 +6,18 @@
 // 40 x 20 on GPU). Raw mode keeps the numbers as they are, as the paper does;
 // Log mode maps x to sign(x) * log2(1 + |x|) so split factors of 1 and 1024 do
 // not differ by three orders of magnitude.
+//
+// With nest_rows > 0 (our improved mode, not the paper's), the last nest_rows
+// of the seq_len rows describe the loop nest the schedule builds on its
+// operator (costmodel/loop_nest_features.h), so featurizing needs the
+// operator's ComputeDAG; the steps get the first seq_len - nest_rows rows.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "search/compute_dag.h"
 #include "search/schedule.h"
 
 namespace tlp {
@@ -21,15 +28,39 @@ struct FeaturizerOptions {
   int seq_len = 25;
   int emb_size = 22;
   FeatureScaling scaling = FeatureScaling::Raw;
+  int nest_rows = 0;  // of seq_len; 0: the paper's steps-only matrix
+
+  int step_rows() const { return seq_len - nest_rows; }
+  bool needs_dag() const { return nest_rows > 0; }
 };
+
+// Throws std::invalid_argument when the sizes are not positive or nest_rows
+// leaves no row for the steps.
+void check_featurizer_options(const FeaturizerOptions &options);
 
 const char *feature_scaling_name(FeatureScaling s);
 FeatureScaling feature_scaling_from_name(const std::string &name);  // throws std::invalid_argument
 
-// seq_len * emb_size values, row-major (row = step).
-std::vector<float> featurize(const Schedule &schedule, const FeaturizerOptions &options);
+// The operator of a workload key, or nullptr when it is unknown. The tuner
+// supplies it (costmodel cannot build one: that takes Halide); the DAG must
+// stay alive while features are made from it.
+using DagLookup = std::function<const ComputeDag *(const std::string &workload_key)>;
 
-// The matrices of several schedules, one after another.
-std::vector<float> featurize_all(const std::vector<Schedule> &schedules, const FeaturizerOptions &options);
+// The DAG of `workload_key` when `options` need one: throws
+// std::invalid_argument naming the workload when `dags` has none. nullptr when
+// they do not.
+const ComputeDag *dag_for_features(const FeaturizerOptions &options, const DagLookup &dags,
+                                   const std::string &workload_key);
+
+// seq_len * emb_size values, row-major (row = step). `dag` is the operator the
+// schedule applies to; options.needs_dag() makes it required (invalid_argument
+// without it). A schedule that does not replay on the DAG (a log of an older
+// schedule space) gets empty loop-nest rows.
+std::vector<float> featurize(const Schedule &schedule, const FeaturizerOptions &options,
+                             const ComputeDag *dag = nullptr);
+
+// The matrices of several schedules of one operator, one after another.
+std::vector<float> featurize_all(const std::vector<Schedule> &schedules, const FeaturizerOptions &options,
+                                 const ComputeDag *dag = nullptr);
 
 }  // namespace tlp

@@ -64,6 +64,7 @@ class LoopState {
   void apply(const Step &step);
   static LoopState replay(const ComputeDag &dag, const Schedule &schedule);
 
+  const ComputeDag &dag() const { return *dag_; }
   const std::vector<StageState> &stages() const { return stages_; }
   const StageState &stage(int i) const { return stages_.at(i); }
   const std::vector<Step> &history() const { return history_; }

@@ -5,6 +5,7 @@
 #include "costmodel/model_file.h"
 #include "costmodel/tlp_cost_model.h"
 #include "search/random_model.h"
+#include "tuner/compute_dag_cache.h"
 
 namespace tlp {
 
@@ -12,6 +13,7 @@ std::unique_ptr<CostModel> make_cost_model(const std::string &spec, const std::s
                                            int update_epochs, int update_records) {
   if (spec == "random") return std::make_unique<RandomModel>(seed);
   TlpCostModelOptions options;
+  options.dags = make_compute_dag_lookup();
   if (update_epochs >= 0) options.update.epochs = update_epochs;
   if (update_records >= 0) options.max_update_records = size_t(update_records);
   if (spec == "none") {

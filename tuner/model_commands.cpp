@@ -15,6 +15,7 @@
 #include "measure/record_log.h"
 #include "search/network_spec.h"
 #include "tuner/command.h"
+#include "tuner/compute_dag_cache.h"
 #include "tuner/platform_spec.h"
 
 namespace tlp {
@@ -112,6 +113,30 @@ TopkReport random_ranking(std::vector<TopkTask> tasks) {
   return mean;
 }
 
+// The best latency among a task's first k records by prediction.
+double latency_of_top(const TopkTask &t, size_t k) {
+  std::vector<size_t> order(t.latencies.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return t.predictions[a] > t.predictions[b]; });
+  double best = t.latencies[order[0]];
+  for (size_t i = 1; i < std::min(k, order.size()); ++i) best = std::min(best, t.latencies[order[i]]);
+  return best;
+}
+
+// One line per task: where a low score comes from. The score weighs tasks by
+// latency, so the slow operators dominate it.
+void print_per_task(const std::vector<TlpTask> &tasks, const std::vector<TopkTask> &tk) {
+  printf("%-64s %5s %10s %10s %7s %7s\n", "task", "n", "best ms", "top-1 ms", "top-1", "top-5");
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const TopkTask &t = tk[i];
+    if (t.latencies.empty()) continue;
+    const double best = *std::min_element(t.latencies.begin(), t.latencies.end());
+    const double one = latency_of_top(t, 1), five = latency_of_top(t, 5);
+    printf("%-64.64s %5zu %10.4f %10.4f %7.3f %7.3f\n", tasks[i].workload_key.c_str(), t.latencies.size(), best * 1e3,
+           one * 1e3, best / one, best / five);
+  }
+}
+
 void print_epoch(const EpochReport &e) {
   printf("epoch %3d  train %.5f  val %.5f  val top-1 %.4f  top-5 %.4f  %.1f s%s\n", e.epoch, e.train_loss, e.val_loss,
          e.val_top1, e.val_top5, e.seconds, e.best ? "  *" : "");
@@ -133,7 +158,7 @@ Command add_train_command(CLI::App &app) {
     std::vector<std::string> logs;
     std::string out;
     std::string arch = "attention", loss = "rank", scaling = "log";
-    int epochs = 50, batch = 256, seq_len = 25, emb_size = 22, threads = 0, patience = 10;
+    int epochs = 50, batch = 256, seq_len = 25, emb_size = 22, nest_rows = 0, threads = 0, patience = 10;
     double val_fraction = 0.1;
     std::vector<std::string> test_networks;
     uint64_t seed = 1;
@@ -161,6 +186,10 @@ Command add_train_command(CLI::App &app) {
       ->capture_default_str();
   c.app->add_option("--seq-len", o->seq_len, "Steps kept per schedule (the paper: 25 on CPU)")->capture_default_str();
   c.app->add_option("--emb-size", o->emb_size, "Values kept per step (the paper: 22 on CPU)")->capture_default_str();
+  c.app->add_option("--nest-rows", o->nest_rows,
+                    "Rows of seq_len that describe the loop nest the schedule builds (our improved features; "
+                    "0: the paper's steps only). Try --seq-len 49 --nest-rows 24 --emb-size 34")
+      ->capture_default_str();
   c.app->add_option("--epochs", o->epochs, "Training epochs (the weights of the best validation epoch are kept)")
       ->capture_default_str();
   c.app->add_option("--batch", o->batch, "Records per training step (the paper: 1024, for millions of records)")
@@ -220,6 +249,8 @@ Command add_train_command(CLI::App &app) {
       to.featurizer.seq_len = o->seq_len;
       to.featurizer.emb_size = o->emb_size;
       to.featurizer.scaling = feature_scaling_from_name(o->scaling);
+      to.featurizer.nest_rows = o->nest_rows;
+      check_featurizer_options(to.featurizer);
       config = network_config(to);
       config.output_heads = int(heads.size());
       net = std::make_unique<TlpNetwork>(config, o->seed);
@@ -235,7 +266,8 @@ Command add_train_command(CLI::App &app) {
     so.val_fraction = o->val_fraction;
     so.seed = o->seed;
     so.test_workloads = test_workloads;
-    TlpDataset data = make_tlp_dataset(records, so, to.featurizer);
+    const DagLookup dags = make_compute_dag_lookup();
+    TlpDataset data = make_tlp_dataset(records, so, to.featurizer, dags);
     auto on = [](const std::string &platform) { return [platform](const TlpTask &t) { return t.platform == platform; }; };
     const std::vector<TlpTask> val = tasks_where(data.split.val, on(target));
     const std::vector<TlpTask> test = tasks_where(data.split.test, on(target));
@@ -246,7 +278,7 @@ Command add_train_command(CLI::App &app) {
     TrainResult tr;
     if (o->mtl) {
       std::vector<MtlTask> train = merge_platform_tasks(data.split.train, heads);
-      featurize_mtl_tasks(train, to.featurizer);
+      featurize_mtl_tasks(train, to.featurizer, dags);
       size_t target_labels = 0, all_labels = 0;
       for (const auto &t : train)
         for (size_t k = 0; k < heads.size(); ++k) (k == 0 ? target_labels : all_labels) += t.labels_of(k);
@@ -256,7 +288,7 @@ Command add_train_command(CLI::App &app) {
       if (train.empty()) throw std::runtime_error("no training tasks: collect more data (tlptune collect)");
       to.on_epoch = print_epoch;
       std::vector<MtlTask> val_all = merge_platform_tasks(data.split.val, heads);
-      featurize_mtl_tasks(val_all, to.featurizer);
+      featurize_mtl_tasks(val_all, to.featurizer, dags);
       tr = train_mtl(*net, train, val_all, val, 0, to);
     } else {
       const std::vector<TlpTask> train = tasks_where(data.split.train, on(target));
@@ -296,6 +328,7 @@ Command add_eval_command(CLI::App &app) {
     std::vector<std::string> logs;
     std::vector<std::string> networks;
     std::string platform;
+    bool per_task = false;
   };
   auto o = std::make_shared<Options>();
   Command c;
@@ -305,6 +338,8 @@ Command add_eval_command(CLI::App &app) {
   c.app->add_option("--model", o->model, "A model file written by 'tlptune train'")->required();
   c.app->add_option("--logs", o->logs, "Logs of measurements to rank (several allowed)")->required();
   c.app->add_option("--network", o->networks, "Network files: scores per network and task weights from them");
+  c.app->add_flag("--per-task", o->per_task,
+                  "Also print each task's best latency, that of the model's pick and their ratio");
   c.run = [o] {
     const TlpModelInfo info = read_tlp_model_info(o->model);
     const auto records = read_logs(o->logs);
@@ -316,13 +351,14 @@ Command add_eval_command(CLI::App &app) {
     std::vector<TlpTask> tasks =
         tasks_where(build_tasks(records), [&](const TlpTask &t) { return t.platform == platform; });
     if (tasks.empty()) throw std::runtime_error("the logs hold no tasks of platform '" + platform + "' to rank");
-    featurize_tasks(tasks, m.info.featurizer);
+    featurize_tasks(tasks, m.info.featurizer, make_compute_dag_lookup());
     const auto groups = network_of_workloads(o->networks);
     std::vector<TopkTask> tk = topk_tasks(m.network, tasks, groups);
     printf("model %s (%s, trained on %lld records for %s)\n%zu tasks of %s\n", o->model.c_str(),
            tlp_arch_name(m.info.network.arch), (long long)m.info.training.records, info.platform.c_str(),
            tasks.size(), platform.c_str());
     print_report("all tasks", tk);
+    if (o->per_task) print_per_task(tasks, tk);
     return kExitOk;
   };
   return c;
