@@ -118,6 +118,26 @@ TEST(ModelFile, MetadataRoundTrips) {
   std::remove(path.c_str());
 }
 
+TEST(ModelFile, LoopNestRowsRoundTripAndOlderFilesHaveNone) {
+  const TlpNetworkConfig c = small_config(TlpArch::Attention, 6, 34);
+  TlpModelInfo info = info_for(c);
+  info.featurizer.nest_rows = 2;
+  const std::string path = temp_path("nest");
+  save_tlp_model(path, TlpNetwork(c, 3), info);
+  EXPECT_EQ(read_tlp_model_info(path).featurizer.nest_rows, 2);
+  std::remove(path.c_str());
+  const std::string old = saved_model("no-nest");  // written without the setting: the paper's matrix
+  EXPECT_EQ(read_tlp_model_info(old).featurizer.nest_rows, 0);
+  std::remove(old.c_str());
+}
+
+TEST(ModelFile, NestRowsThatLeaveNoStepRowIsRefused) {
+  const TlpNetworkConfig c = small_config(TlpArch::Attention, 4, 34);
+  TlpModelInfo info = info_for(c);
+  info.featurizer.nest_rows = 4;
+  EXPECT_THROW(save_tlp_model(temp_path("bad-nest"), TlpNetwork(c, 3), info), ModelFileError);
+}
+
 TEST(ModelFile, MissingValidationLossStaysMissing) {
   const TlpNetworkConfig c = small_config();
   TlpModelInfo info = info_for(c);

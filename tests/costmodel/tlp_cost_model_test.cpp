@@ -18,6 +18,7 @@
 #include "costmodel/tlp_cost_model.h"
 #include "costmodel_fixtures.h"
 #include "search/cost_model.h"
+#include "tests/search/dag_fixtures.h"
 
 namespace tlp {
 namespace {
@@ -65,6 +66,34 @@ TEST(TlpCostModel, PredictsFromAModelFileLikeTheNetworkItHolds) {
   EXPECT_EQ(model->name(), "tlp-attention");
   EXPECT_TRUE(model->predict("synth:0", {}).empty());
   std::remove(path.c_str());
+}
+
+TEST(TlpCostModel, ANestModelScoresWithTheTasksOperatorAndRefusesWithoutOne) {
+  const TlpNetworkConfig c = small_config(TlpArch::Attention, 8, 34);
+  TlpModelInfo info;
+  info.network = c;
+  info.featurizer = featurizer_for(c);
+  info.featurizer.nest_rows = 4;
+  info.platform = "cpu/test";
+  TlpNetwork net(c, 5);
+  const ComputeDag dag = testing::matmul_dag();
+  const std::vector<Schedule> s = {Schedule::from_text("SP(2,1,48,[8]); AN(2,0,parallel)"),
+                                   Schedule::from_text("SP(2,1,48,[16]); AN(2,0,parallel)")};
+  std::vector<std::string> asked;
+  TlpCostModelOptions options;
+  options.dags = [&](const std::string &key) -> const ComputeDag * {
+    asked.push_back(key);
+    return key == "matmul:test" ? &dag : nullptr;
+  };
+  TlpCostModel model(TlpNetwork(net.config(), 5), info, options);
+  const std::vector<float> got = model.predict("matmul:test", s);
+  EXPECT_EQ(got, net.predict(featurize_all(s, info.featurizer, &dag)));
+  EXPECT_EQ(asked, std::vector<std::string>{"matmul:test"});
+  // The two schedules differ only in a split factor; the loop rows differ too.
+  EXPECT_NE(featurize(s[0], info.featurizer, &dag), featurize(s[1], info.featurizer, &dag));
+  EXPECT_THROW(model.predict("conv:unknown", s), std::invalid_argument);
+  TlpCostModel blind(TlpNetwork(net.config(), 5), info, TlpCostModelOptions{});
+  EXPECT_THROW(blind.predict("matmul:test", s), std::invalid_argument);
 }
 
 TEST(TlpCostModel, ModelFileForAnotherPlatformIsRefused) {

@@ -97,4 +97,59 @@ TEST(ModelCommands, TrainFineTunesAnotherPlatformsModelOnTheTargetsShare) {
   EXPECT_NE(mtl_init.output.find("--init-from"), std::string::npos) << mtl_init.output;
 }
 
+// Real matmul workloads with schedules that replay on them (the loop-nest rows
+// need that): a split of i whose inner factor alone sets the cost.
+void write_matmul_log(const std::string &path) {
+  std::mt19937_64 rng(9);
+  std::ofstream f(path);
+  const int inners[] = {1, 2, 4, 8, 16, 32};
+  for (int w = 0; w < 8; ++w)
+    for (int i = 0; i < 12; ++i) {
+      const int inner = inners[rng() % 6], k = int(rng() % 3);
+      const tlp::Schedule s = tlp::Schedule::from_text("SP(2,0,64,[" + std::to_string(64 / inner) + "," +
+                                                       std::to_string(inner) + "]); AN(2," + std::to_string(k) +
+                                                       ",vectorize)");
+      const std::string key = "matmul:M=64,N=64,K=" + std::to_string(32 + 8 * w);
+      f << tlp::testing::make_record(key, here(), s, 1.0 + std::fabs(std::log2(double(inner)) - 3)).to_line() << "\n";
+    }
+}
+
+TEST(ModelCommands, ANestModelTrainsEvaluatesPerTaskAndTunes) {
+  TempDir d;
+  const std::string log = d / "mm.jsonl", model = d / "nest.tlpm";
+  write_matmul_log(log);
+  CliRun train = tlptune("train --logs " + log + " --out " + model +
+                         " --epochs 2 --batch 32 --threads 1 --seq-len 8 --nest-rows 5 --emb-size 34");
+  ASSERT_EQ(train.code, 0) << train.output;
+  EXPECT_EQ(tlp::read_tlp_model_info(model).featurizer.nest_rows, 5);
+  CliRun eval = tlptune("eval --per-task --model " + model + " --logs " + log);
+  ASSERT_EQ(eval.code, 0) << eval.output;
+  EXPECT_NE(eval.output.find("matmul:M=64,N=64,K=40 "), std::string::npos) << eval.output;
+  CliRun tune = tlptune("tune --op matmul:M=32,N=32,K=16 --trials 2 --batch 2 --population 16 --generations 1 "
+                        "--min-seconds 0.005 --no-progress --policy evolutionary --platform host@1 --model " +
+                        model + " --log " + (d / "t.jsonl"));
+  EXPECT_EQ(tune.code, 0) << tune.output;
+}
+
+TEST(ModelCommands, NestRowsOnWorkloadsThisBuildDoesNotKnowAreRefusedByName) {
+  TempDir d;
+  const std::string log = d / "two.jsonl";
+  write_two_platform_log(log);
+  std::ofstream(log, std::ios::app) << tlp::testing::make_record("warp_drive:X=1", here(),
+                                                                 tlp::Schedule::from_text("PR(2,0,16)"), 1.0)
+                                           .to_line()
+                                    << "\n"
+                                    << tlp::testing::make_record("warp_drive:X=1", here(),
+                                                                 tlp::Schedule::from_text("PR(2,0,64)"), 2.0)
+                                           .to_line()
+                                    << "\n";
+  CliRun train = tlptune("train --logs " + log + " --out " + (d / "m.tlpm") +
+                         " --epochs 1 --threads 1 --seq-len 8 --nest-rows 4 --emb-size 34 --platform host@1");
+  EXPECT_NE(train.code, 0);
+  EXPECT_NE(train.output.find("warp_drive:X=1"), std::string::npos) << train.output;
+  CliRun bad = tlptune("train --logs " + log + " --out " + (d / "m.tlpm") + " --seq-len 4 --nest-rows 4");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.output.find("nest_rows 4"), std::string::npos) << bad.output;
+}
+
 }  // namespace
