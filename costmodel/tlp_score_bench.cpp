@@ -6,6 +6,7 @@
 //
 //   tlp_score_bench [--n N] [--dag 0|1|2 (matmul, dense+bias+relu, conv)] [--archs attention,lstm,transformer] [--paths fast,torch]
 //                   [--chunks 64,256,1024] [--threads 1,2] [--min-seconds S] [--train]
+//                   [--nest-rows N (loop-nest rows after the 25 step rows, 34 values wide)]
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -142,6 +143,7 @@ int main(int argc, char **argv) {
   double min_seconds = 1.0;
   bool train = false;
   int dag = 1;
+  int nest_rows = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -159,28 +161,35 @@ int main(int argc, char **argv) {
     else if (a == "--min-seconds") min_seconds = std::stod(next());
     else if (a == "--train") train = true;
     else if (a == "--dag") dag = std::stoi(next());
+    else if (a == "--nest-rows") nest_rows = std::stoi(next());
     else {
       std::fprintf(stderr, "unknown option %s (see the comment at the top of tlp_score_bench.cpp)\n", a.c_str());
       return 2;
     }
   }
 
-  const FeaturizerOptions fo;  // the paper's CPU shape, 25 x 22
+  FeaturizerOptions fo;  // the paper's CPU shape, 25 x 22, unless loop-nest rows are added
+  if (nest_rows > 0) {
+    fo.seq_len += nest_rows;
+    fo.nest_rows = nest_rows;
+    fo.emb_size = kNumStepKinds + 22;
+  }
+  const ComputeDag the_dag = dags().at(size_t(dag));
   auto t0 = Clock::now();
   const std::vector<Schedule> schedules = sample_schedules(n, dag);
   const double sample_s = since(t0);
   double steps = 0;
-  for (const Schedule &s : schedules) steps += double(std::min<size_t>(s.steps.size(), size_t(fo.seq_len)));
+  for (const Schedule &s : schedules) steps += double(std::min<size_t>(s.steps.size(), size_t(fo.step_rows())));
   const size_t per = size_t(fo.seq_len) * fo.emb_size;
   std::vector<float> features(n * per);
   t0 = Clock::now();
   for (size_t i = 0; i < n; ++i) {
-    const std::vector<float> m = featurize(schedules[i], fo);
+    const std::vector<float> m = featurize(schedules[i], fo, &the_dag);
     std::copy(m.begin(), m.end(), features.begin() + i * per);
   }
   const double feat_s = since(t0);
-  std::printf("%zu schedules (sampled in %.2f s), %.1f steps on average (of seq_len %d); load average %s\n", n,
-              sample_s, steps / double(n), fo.seq_len, load_average().c_str());
+  std::printf("%zu schedules (sampled in %.2f s), %.1f steps on average (of %d step rows, %d loop-nest rows); load average %s\n", n,
+              sample_s, steps / double(n), fo.step_rows(), fo.nest_rows, load_average().c_str());
   std::printf("featurization alone: %.0f schedules/s (1 thread)\n", double(n) / feat_s);
   for (size_t c : {64, 256, 1024, 4096})
     std::printf("distinct step rows in chunks of %zu: %.1f%%\n", c,
@@ -193,6 +202,8 @@ int main(int argc, char **argv) {
   for (const std::string &arch_name : archs) {
     TlpNetworkConfig cfg;
     cfg.arch = tlp_arch_from_name(arch_name);
+    cfg.seq_len = fo.seq_len;
+    cfg.emb_size = fo.emb_size;
     TlpNetwork net(cfg, 1);
     for (const std::string &path : paths) {
       for (int th : threads) {
@@ -216,7 +227,9 @@ int main(int argc, char **argv) {
       }
     }
     // The whole CostModel::predict with the defaults: featurization + fast forward.
-    auto model = make_untrained_tlp_cost_model(cfg, fo, "bench");
+    TlpCostModelOptions mo;
+    mo.dags = [&the_dag](const std::string &) { return &the_dag; };
+    auto model = make_untrained_tlp_cost_model(cfg, fo, "bench", mo);
     model->predict("bench", schedules);
     size_t done = 0;
     t0 = Clock::now();
@@ -252,7 +265,7 @@ int main(int argc, char **argv) {
         compute_labels(t);
         tasks.push_back(std::move(t));
       }
-      featurize_tasks(tasks, fo);
+      featurize_tasks(tasks, fo, [&the_dag](const std::string &) { return &the_dag; });
       for (int th : threads) {
         TrainOptions o;
         o.arch = cfg.arch;
