@@ -265,6 +265,30 @@ void check_sizes(const TlpNetwork &net, const FeaturizerOptions &fo) {
 
 namespace {
 
+// A running mean of the weights of several epochs: one epoch's weights are a
+// noisy pick on a small validation split, their mean is smoother.
+class WeightAverage {
+ public:
+  explicit WeightAverage(const std::vector<torch::Tensor> &params) {
+    torch::NoGradGuard no_grad;
+    for (const torch::Tensor &p : params) sum_.push_back(torch::zeros_like(p, torch::kDouble));
+  }
+  void add(const std::vector<torch::Tensor> &params) {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < params.size(); ++i) sum_[i].add_(params[i].detach().to(torch::kDouble));
+    ++count_;
+  }
+  int count() const { return count_; }
+  void assign_to(const std::vector<torch::Tensor> &params) const {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < params.size(); ++i) params[i].copy_(sum_[i] / double(count_));
+  }
+
+ private:
+  std::vector<torch::Tensor> sum_;
+  int count_ = 0;
+};
+
 // The training loop shared by TLP and MTL-TLP: `tr` has a label column per head,
 // `va` (the tasks `val`) one, scored by head `val_head` for the top-k scores.
 // The validation loss that picks the weights is over `va_all`, all heads, when
@@ -290,6 +314,7 @@ TrainResult train_flat(TlpNetwork &net, const Flat &tr, const Flat &va, const st
     for (const torch::Tensor &p : m->parameters()) best.push_back(p.detach().clone());
   };
   int since_best = 0;
+  WeightAverage average(m->parameters());
   for (int epoch = 1; epoch <= o.epochs; ++epoch) {
     const auto t0 = Clock::now();
     m->train();
@@ -311,6 +336,7 @@ TrainResult train_flat(TlpNetwork &net, const Flat &tr, const Flat &va, const st
       ++steps;
     }
     net.impl().weights_changed();
+    if (o.average_from > 0 && epoch >= o.average_from) average.add(m->parameters());
     m->eval();
     EpochReport rep;
     rep.epoch = epoch;
@@ -343,6 +369,22 @@ TrainResult train_flat(TlpNetwork &net, const Flat &tr, const Flat &va, const st
     if (o.patience > 0 && since_best >= o.patience && epoch < o.epochs) {
       result.stopped_early = true;
       break;
+    }
+  }
+  if (average.count() > 0) {
+    // The average of the late epochs' weights, kept when validation prefers it
+    // to the best single epoch (or when there is no validation data).
+    if (best.empty()) keep_best();
+    average.assign_to(m->parameters());
+    net.impl().weights_changed();
+    const bool judged = va_all ? va_all->n > 0 : va.n > 0;
+    const double loss = !judged ? std::numeric_limits<double>::quiet_NaN()
+                        : va_all ? loss_of_scores(score_all(m, *va_all, -1), *va_all, o.loss, o.batch)
+                                 : loss_of_scores(score_all(m, va, val_head), va, o.loss, o.batch);
+    result.average_val_loss = loss;
+    if (!judged || (std::isfinite(loss) && !(loss >= result.best_val_loss))) {
+      result.averaged_epochs = average.count();
+      best.clear();
     }
   }
   if (!best.empty()) {

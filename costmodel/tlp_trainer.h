@@ -6,7 +6,7 @@
 // only ever compares records of the same task; groups are packed into batches of
 // up to `batch` records. With MSE a batch is any `batch` records. The weights kept
 // are those of the epoch with the best validation loss (or the last epoch's when
-// there is no validation data).
+// there is no validation data), or an average of late epochs (average_from).
 #pragma once
 
 #include <cstddef>
@@ -51,14 +51,20 @@ struct TrainOptions {
   int threads = 0;         // LibTorch intra-op threads; 0 leaves the current setting
   FeaturizerOptions featurizer;
   int patience = 0;  // stop after this many epochs without a better validation loss; 0: never
+  // From this epoch on (1-based), the weights after each epoch are averaged; at
+  // the end the average replaces the best epoch's weights when its validation
+  // loss is no worse (always, without validation data). 0: no averaging.
+  int average_from = 0;
   std::function<void(const EpochReport &)> on_epoch;  // called after every epoch
 };
 
 struct TrainResult {
   std::vector<EpochReport> history;
-  int best_epoch = 0;  // 1-based; the epoch whose weights were kept
+  int best_epoch = 0;  // 1-based; the best validation epoch, whose weights were kept unless averaged_epochs > 0
   double best_val_loss = std::numeric_limits<double>::quiet_NaN();
   bool stopped_early = false;
+  int averaged_epochs = 0;  // epochs in the kept weight average; 0: the best epoch's weights were kept
+  double average_val_loss = std::numeric_limits<double>::quiet_NaN();  // validation loss of the average
   double wall_seconds = 0;
   size_t train_records = 0, val_records = 0;
   size_t train_tasks = 0, val_tasks = 0;

@@ -158,7 +158,8 @@ Command add_train_command(CLI::App &app) {
     std::vector<std::string> logs;
     std::string out;
     std::string arch = "attention", loss = "rank", scaling = "log";
-    int epochs = 50, batch = 256, seq_len = 25, emb_size = 22, nest_rows = 0, threads = 0, patience = 10;
+    int epochs = 50, batch = 256, seq_len = 25, emb_size = 22, nest_rows = 0, threads = 0, patience = 10,
+        average_from = 0;
     double val_fraction = 0.1;
     std::vector<std::string> test_networks;
     uint64_t seed = 1;
@@ -196,6 +197,11 @@ Command add_train_command(CLI::App &app) {
       ->capture_default_str();
   c.app->add_option("--patience", o->patience, "Stop after this many epochs without a better validation loss (0: never)")
       ->capture_default_str();
+  c.app->add_option("--average-from", o->average_from,
+                    "Average the weights of every epoch from this one on, and keep the average when its validation "
+                    "loss is no worse than the best epoch's (0: keep the best epoch)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   c.app->add_option("--val-fraction", o->val_fraction, "Share of workloads held out for validation")->capture_default_str();
   c.app->add_option("--test-network", o->test_networks,
                     "Hold out every operator of these network files for testing (whole workloads, never trained on)");
@@ -259,6 +265,7 @@ Command add_train_command(CLI::App &app) {
     to.epochs = o->epochs;
     to.batch = o->batch;
     to.patience = o->patience;
+    to.average_from = o->average_from;
     to.seed = o->seed;
     to.threads = o->threads;
 
@@ -311,8 +318,15 @@ Command add_train_command(CLI::App &app) {
     info.training.best_val_loss = tr.best_val_loss;
     info.training.seconds = tr.wall_seconds;
     save_tlp_model(o->out, *net, info);
-    printf("wrote %s (%s%s, best epoch %d of %zu, %.1f s)\n", o->out.c_str(), tlp_arch_name(net->config().arch),
-           o->mtl ? ", MTL-TLP" : "", tr.best_epoch, tr.history.size(), tr.wall_seconds);
+    if (o->average_from > 0 && int(tr.history.size()) >= o->average_from)
+      printf("weight average of epochs %d..%zu: validation loss %.5f (best epoch: %.5f), %s\n", o->average_from,
+             tr.history.size(), tr.average_val_loss, tr.best_val_loss,
+             tr.averaged_epochs > 0 ? "kept" : "not kept");
+    printf("wrote %s (%s%s, best epoch %d of %zu%s, %.1f s)\n", o->out.c_str(), tlp_arch_name(net->config().arch),
+           o->mtl ? ", MTL-TLP" : "", tr.best_epoch, tr.history.size(),
+           tr.averaged_epochs > 0 ? (", weights averaged over " + std::to_string(tr.averaged_epochs) + " epochs").c_str()
+                                  : "",
+           tr.wall_seconds);
     if (!test.empty()) {
       TlpNetwork target_net = net->single_head(0);
       print_report("held-out test", topk_tasks(target_net, test, groups));

@@ -108,6 +108,52 @@ TEST(TlpTraining, KeepsTheWeightsWithTheBestValidationLoss) {
   EXPECT_NEAR(evaluate_loss(net, s.split.val, TlpLoss::Rank, o.batch), best, 1e-5 * std::max(1.0, best));
 }
 
+TEST(TlpTraining, AWeightAverageIsKeptOnlyWhenValidationLikesItAsWellAsTheBestEpoch) {
+  Synthetic s = synthetic_dataset(TlpArch::Attention, 20, 16);
+  TlpNetwork net(s.config, 3);
+  TrainOptions o = quick_options(s, TlpLoss::Rank, 6);
+  o.lr = 2e-2;
+  o.average_from = 2;
+  const TrainResult r = train_tlp(net, s.split.train, s.split.val, o);
+  ASSERT_TRUE(std::isfinite(r.average_val_loss));
+  EXPECT_EQ(r.averaged_epochs > 0, r.average_val_loss <= r.best_val_loss);
+  if (r.averaged_epochs > 0) EXPECT_EQ(r.averaged_epochs, 5);
+  const double kept = r.averaged_epochs > 0 ? r.average_val_loss : r.best_val_loss;
+  EXPECT_NEAR(evaluate_loss(net, s.split.val, TlpLoss::Rank, o.batch), kept, 1e-5 * std::max(1.0, kept));
+}
+
+TEST(TlpTraining, TheAverageOfUnchangedWeightsIsThoseWeights) {
+  Synthetic s = synthetic_dataset(TlpArch::Attention, 12, 8);
+  TlpNetwork net(s.config, 3);
+  const std::vector<float> before = net.predict(s.split.val[0].features);
+  TrainOptions o = quick_options(s, TlpLoss::Rank, 4);
+  o.lr = 0.0;
+  o.average_from = 1;
+  const TrainResult r = train_tlp(net, s.split.train, s.split.val, o);
+  // The mean of four copies of the weights scores as they do (up to rounding).
+  EXPECT_NEAR(r.average_val_loss, r.best_val_loss, 1e-5 * std::max(1.0, r.best_val_loss));
+  const std::vector<float> after = net.predict(s.split.val[0].features);
+  ASSERT_EQ(after.size(), before.size());
+  for (size_t i = 0; i < after.size(); ++i) EXPECT_NEAR(after[i], before[i], 1e-5 * std::max(1.0f, std::fabs(before[i])));
+}
+
+TEST(TlpTraining, WithoutValidationDataTheAverageIsKeptAndDiffersFromTheLastEpoch) {
+  Synthetic s = synthetic_dataset(TlpArch::Attention, 8, 8);
+  TlpNetwork last(s.config, 3), averaged(s.config, 3), last_only(s.config, 3);
+  TrainOptions o = quick_options(s, TlpLoss::Rank, 3);
+  o.lr = 1e-2;
+  train_tlp(last, s.split.train, {}, o);
+  o.average_from = 3;  // an average of the last epoch alone is that epoch
+  EXPECT_EQ(train_tlp(last_only, s.split.train, {}, o).averaged_epochs, 1);
+  o.average_from = 1;
+  EXPECT_EQ(train_tlp(averaged, s.split.train, {}, o).averaged_epochs, 3);
+  const std::vector<float> a = last.predict(s.split.train[0].features);
+  const std::vector<float> b = last_only.predict(s.split.train[0].features);
+  const std::vector<float> c = averaged.predict(s.split.train[0].features);
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-5 * std::max(1.0f, std::fabs(a[i])));
+  EXPECT_NE(a, c);
+}
+
 TEST(TlpTraining, StopsEarlyWhenValidationStopsImproving) {
   Synthetic s = synthetic_dataset(TlpArch::Attention, 12, 8);
   TlpNetwork net(s.config, 3);
