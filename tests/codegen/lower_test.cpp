@@ -87,6 +87,21 @@ TEST(Lower, AutoUnrollPragmaMatchesReference) {
   expect_schedule_correct(kMatmul, "SP(2,1,29,[8]); SP(2,3,53,[4]); PR(2,0,64)");
 }
 
+// A 64-lane vectorized loop is several native vectors (8 on AVX2, 4 on AVX-512,
+// 16 on SSE); they count toward the auto-unroll budget, so a budget of 16 leaves
+// the reduction loop around it rolled, and one of 512 unrolls it.
+TEST(Lower, AutoUnrollCountsAVectorizedLoopAsItsNativeVectors) {
+  const std::string spec = "matmul:M=16,N=64,K=8";
+  auto op = make_operator(spec);
+  const ComputeDag dag = make_compute_dag(*op);
+  const std::string base = "SP(2,1,64,[64]); RE(2,[0,1,3,2]); AN(2,3,vectorize); ";
+  const std::string tight = schedule_to_halide_source(*op, dag, Schedule::from_text(base + "PR(2,0,16)"));
+  const std::string roomy = schedule_to_halide_source(*op, dag, Schedule::from_text(base + "PR(2,0,512)"));
+  EXPECT_EQ(tight.find(".unroll(k"), std::string::npos) << tight;
+  EXPECT_NE(roomy.find(".unroll(k"), std::string::npos) << roomy;
+  expect_schedule_correct(spec, base + "PR(2,0,16)");
+}
+
 TEST(Lower, NonDivisibleTilesOfAnUpdateStayInBounds) {
   // Register-block splits that do not divide the tile: guarded, never out of bounds.
   expect_schedule_correct("matmul:M=512,N=512,K=512",
