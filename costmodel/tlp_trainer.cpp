@@ -313,6 +313,13 @@ TrainResult train_flat(TlpNetwork &net, const Flat &tr, const Flat &va, const st
     best.clear();
     for (const torch::Tensor &p : m->parameters()) best.push_back(p.detach().clone());
   };
+  // The loss that picks the weights: over every head's validation records
+  // (MTL) or the target's; `va_scores` reuses the target's scores when at hand.
+  const bool judged = va_all ? va_all->n > 0 : va.n > 0;
+  auto picking_loss = [&](const torch::Tensor *va_scores) {
+    if (va_all) return loss_of_scores(score_all(m, *va_all, -1), *va_all, o.loss, o.batch);
+    return loss_of_scores(va_scores ? *va_scores : score_all(m, va, val_head), va, o.loss, o.batch);
+  };
   int since_best = 0;
   WeightAverage average(m->parameters());
   for (int epoch = 1; epoch <= o.epochs; ++epoch) {
@@ -341,15 +348,13 @@ TrainResult train_flat(TlpNetwork &net, const Flat &tr, const Flat &va, const st
     EpochReport rep;
     rep.epoch = epoch;
     rep.train_loss = steps ? sum / steps : 0.0;
-    const bool judged = va_all ? va_all->n > 0 : va.n > 0;
     if (va.n > 0) {
       const torch::Tensor s = score_all(m, va, val_head);
-      if (!va_all) rep.val_loss = loss_of_scores(s, va, o.loss, o.batch);
+      if (judged) rep.val_loss = picking_loss(&s);
       const std::vector<TopkTask> tk = topk_tasks(s, va, val, {});
       rep.val_top1 = topk_score(tk, 1);
       rep.val_top5 = topk_score(tk, 5);
-    }
-    if (va_all && va_all->n > 0) rep.val_loss = loss_of_scores(score_all(m, *va_all, -1), *va_all, o.loss, o.batch);
+    } else if (judged) rep.val_loss = picking_loss(nullptr);
     if (judged) {
       rep.best = std::isfinite(rep.val_loss) && (result.best_epoch == 0 || rep.val_loss < result.best_val_loss);
     } else {
@@ -374,13 +379,9 @@ TrainResult train_flat(TlpNetwork &net, const Flat &tr, const Flat &va, const st
   if (average.count() > 0) {
     // The average of the late epochs' weights, kept when validation prefers it
     // to the best single epoch (or when there is no validation data).
-    if (best.empty()) keep_best();
     average.assign_to(m->parameters());
     net.impl().weights_changed();
-    const bool judged = va_all ? va_all->n > 0 : va.n > 0;
-    const double loss = !judged ? std::numeric_limits<double>::quiet_NaN()
-                        : va_all ? loss_of_scores(score_all(m, *va_all, -1), *va_all, o.loss, o.batch)
-                                 : loss_of_scores(score_all(m, va, val_head), va, o.loss, o.batch);
+    const double loss = judged ? picking_loss(nullptr) : std::numeric_limits<double>::quiet_NaN();
     result.average_val_loss = loss;
     if (!judged || (std::isfinite(loss) && !(loss >= result.best_val_loss))) {
       result.averaged_epochs = average.count();
