@@ -92,6 +92,16 @@ std::vector<Schedule> EvolutionarySearch::next_generation(const std::vector<Sche
   return next;
 }
 
+void EvolutionarySearch::take_best(const std::vector<Schedule> &pool, size_t limit,
+                                   std::unordered_set<std::string> &taken, std::vector<Schedule> &out) {
+  if (pool.empty() || out.size() >= limit) return;
+  const auto scores = score(pool);
+  for (size_t i : ranking(scores)) {
+    if (out.size() >= limit) break;
+    if (taken.insert(pool[i].to_text()).second) out.push_back(pool[i]);
+  }
+}
+
 std::vector<Schedule> EvolutionarySearch::propose(int n, const std::unordered_set<std::string> &measured) {
   scored_.clear();  // the model may have changed since the last round
   std::vector<Schedule> pop = initial_population(options_.population);
@@ -103,6 +113,7 @@ std::vector<Schedule> EvolutionarySearch::propose(int n, const std::unordered_se
       if (!measured.count(s.to_text()) && seen.insert(s.to_text()).second) candidates.push_back(s);
   };
   collect(pop);
+  const std::vector<Schedule> sampled = candidates;  // the first population, less what is measured
   for (int g = 0; g < options_.generations && !pop.empty(); ++g) {
     pop = next_generation(pop, score(pop));
     collect(pop);
@@ -110,13 +121,9 @@ std::vector<Schedule> EvolutionarySearch::propose(int n, const std::unordered_se
   std::vector<Schedule> out;
   std::unordered_set<std::string> taken;
   const int random_share = int(std::round(options_.eps_greedy * n));
-  if (!candidates.empty()) {
-    const auto scores = score(candidates);
-    for (size_t i : ranking(scores)) {
-      if (int(out.size()) >= n - random_share) break;
-      if (taken.insert(candidates[i].to_text()).second) out.push_back(candidates[i]);
-    }
-  }
+  const int by_model = n - random_share;
+  take_best(sampled, size_t(std::lround(options_.sampled_share * by_model)), taken, out);
+  take_best(candidates, size_t(by_model), taken, out);
   for (int misses = 0; int(out.size()) < n && misses < 50 * n + 100;) {
     Schedule s = space_.sample(rng_);
     const std::string key = s.to_text();

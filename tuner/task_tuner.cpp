@@ -36,6 +36,7 @@ TaskTuner::TaskTuner(const std::string &op_spec, const Halide::Target &target, c
     EvolutionOptions eo;
     eo.population = o.population;
     eo.generations = o.generations;
+    eo.sampled_share = o.sampled_share;
     eo.seed = seed;
     policy_ = std::make_unique<EvolutionarySearch>(*space_, *model, sum_.workload, eo);
   } else {

@@ -96,6 +96,11 @@ Command add_tune_command(CLI::App &app) {
       ->capture_default_str();
   sub->add_option("--population", o->population, "Evolutionary population size")->capture_default_str()->check(CLI::PositiveNumber);
   sub->add_option("--generations", o->generations, "Evolutionary generations per round")->capture_default_str();
+  sub->add_option("--sampled-share", o->sampled_share,
+                  "Share of the model's picks per round taken from the best-scored plain samples of the first "
+                  "population instead of from the evolved schedules (a hedge against the model's blind spots)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
   sub->add_option("--update-epochs", o->update_epochs,
                   "Epochs the TLP model fine-tunes on the measurements after each round (default: the model's, 0: never)");
   sub->add_option("--update-records", o->update_records,

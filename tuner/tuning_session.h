@@ -11,6 +11,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "search/evolutionary_search.h"
 #include "search/schedule.h"
 
 namespace tlp {
@@ -23,6 +24,7 @@ struct TuneOptions {
   std::string model = "random";   // the cost model of the evolutionary policy
   int population = 512;
   int generations = 4;
+  double sampled_share = EvolutionOptions().sampled_share;  // of the model's picks, from plain samples
   int update_epochs = -1;   // the TLP model's fine-tuning epochs per round (-1: its default; 0: never)
   int update_records = -1;  // records each fine-tuning trains on (-1: its default; 0: all seen)
   std::string log_path;    // required
