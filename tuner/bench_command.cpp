@@ -127,6 +127,11 @@ Command add_bench_command(CLI::App &app) {
   sub->add_option("--update-records", o->update_records,
                   "Records each fine-tuning trains on (default: the model's, 0: all seen)")
       ->check(CLI::NonNegativeNumber);
+  sub->add_option("--sampled-share", o->sampled_share,
+                  "Share of an evolutionary policy's model picks per round taken from the best-scored plain samples "
+                  "(see 'tlptune tune --help'); like --update-epochs, compare settings in separate --out folders")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
   sub->add_option("--check", c->baseline_path,
                   "CI mode: compare best GFLOP/s and trials-to-target of every policy and operator with this "
                   "baseline file; exit 3 on a regression confirmed by a second measurement");

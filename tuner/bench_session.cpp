@@ -140,6 +140,7 @@ PolicyResult run_once(const BenchOptions &o, const RunPlan &plan, const std::ato
   t.min_seconds = o.min_seconds;
   t.update_epochs = o.update_epochs;
   t.update_records = o.update_records;
+  t.sampled_share = o.sampled_share;
   t.progress = o.progress;
   const double start = unix_seconds();
   const TuneSummary s = run_tuning(t, stop);

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "search/evolutionary_search.h"
 #include "tuner/bench/bench_report.h"
 #include "tuner/bench/bench_suite.h"
 
@@ -47,6 +48,7 @@ struct BenchOptions {
   double min_seconds = 0.1;     // timed seconds per candidate
   int update_epochs = -1;       // TLP policies' fine-tuning per round (-1: the model's default; see TuneOptions)
   int update_records = -1;
+  double sampled_share = EvolutionOptions().sampled_share;  // evolutionary policies' picks from plain samples
   bool progress = true;
 };
 
