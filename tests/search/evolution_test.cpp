@@ -246,55 +246,55 @@ class FirstBatchModel : public OracleModel {
   std::vector<Schedule> first;
 };
 
-// The proposals drawn from the first population, and the oracle cost that
-// `count` of its schedules reach (the count-th best).
-std::pair<int, double> from_first_population(const std::vector<Schedule> &proposed, std::vector<Schedule> first,
-                                             size_t count) {
-  std::unordered_set<std::string> texts;
-  for (const auto &s : first) texts.insert(s.to_text());
+// One round of 8 picks on matmul with the oracle and this sampled share: how
+// many picks come from the first population, and the oracle cost that the
+// count-th best schedule of that population reaches.
+struct SampledShareRound {
+  std::vector<Schedule> proposed;
   int in_first = 0;
-  for (const auto &s : proposed) in_first += texts.count(s.to_text()) > 0;
+  double count_th_best = 0;
+};
+
+SampledShareRound round_with_sampled_share(double share, size_t count) {
+  const ComputeDag dag = matmul_dag();
+  ScheduleSpace space(dag, SpaceOptions{});
+  FirstBatchModel model;
+  EvolutionOptions eo;
+  eo.population = 64;
+  eo.eps_greedy = 0;
+  eo.sampled_share = share;
+  EvolutionarySearch search(space, model, "m", eo);
+  SampledShareRound r;
+  r.proposed = search.propose(8, {});
+  std::unordered_set<std::string> texts;
   std::vector<double> costs;
-  for (const auto &s : first) costs.push_back(OracleModel::cost(s));
+  for (const auto &s : model.first) {
+    texts.insert(s.to_text());
+    costs.push_back(OracleModel::cost(s));
+  }
+  for (const auto &s : r.proposed) r.in_first += texts.count(s.to_text()) > 0;
   std::sort(costs.begin(), costs.end());
-  return {in_first, costs.at(count - 1)};
+  r.count_th_best = costs.at(count - 1);
+  return r;
 }
 
 TEST(EvolutionarySearch, AllOfASampledShareOfOneComesFromTheBestOfTheFirstPopulation) {
-  const ComputeDag dag = matmul_dag();
-  ScheduleSpace space(dag, SpaceOptions{});
-  FirstBatchModel model;
-  EvolutionOptions eo;
-  eo.population = 64;
-  eo.eps_greedy = 0;
-  eo.sampled_share = 1.0;
-  EvolutionarySearch search(space, model, "m", eo);
-  const auto proposed = search.propose(8, {});
-  ASSERT_EQ(proposed.size(), 8u);
-  const auto [in_first, eighth_best] = from_first_population(proposed, model.first, 8);
-  EXPECT_EQ(in_first, 8);
-  for (const auto &s : proposed) EXPECT_LE(OracleModel::cost(s), eighth_best) << s.to_text();
+  const SampledShareRound r = round_with_sampled_share(1.0, 8);
+  ASSERT_EQ(r.proposed.size(), 8u);
+  EXPECT_EQ(r.in_first, 8);
+  for (const auto &s : r.proposed) EXPECT_LE(OracleModel::cost(s), r.count_th_best) << s.to_text();
 }
 
 TEST(EvolutionarySearch, HalfASampledShareLeavesTheRestToEvolution) {
-  const ComputeDag dag = matmul_dag();
-  ScheduleSpace space(dag, SpaceOptions{});
-  FirstBatchModel model;
-  EvolutionOptions eo;
-  eo.population = 64;
-  eo.eps_greedy = 0;
-  eo.sampled_share = 0.5;
-  EvolutionarySearch search(space, model, "m", eo);
-  const auto proposed = search.propose(8, {});
-  ASSERT_EQ(proposed.size(), 8u);
-  const auto [in_first, fourth_best] = from_first_population(proposed, model.first, 4);
-  EXPECT_GE(in_first, 4);
+  const SampledShareRound r = round_with_sampled_share(0.5, 4);
+  ASSERT_EQ(r.proposed.size(), 8u);
+  EXPECT_GE(r.in_first, 4);
   int sampled_at_least_as_good = 0;
-  for (const auto &s : proposed) sampled_at_least_as_good += OracleModel::cost(s) <= fourth_best;
+  for (const auto &s : r.proposed) sampled_at_least_as_good += OracleModel::cost(s) <= r.count_th_best;
   EXPECT_GE(sampled_at_least_as_good, 4);
   // Evolution finds better than plain samples for this oracle (see above), so
   // the other half must not all come from the first population.
-  EXPECT_LT(in_first, 8);
+  EXPECT_LT(r.in_first, 8);
 }
 
 TEST(EvolutionarySearch, ReportsTimeSpentInTheModel) {
