@@ -172,6 +172,7 @@ TEST(EvolutionarySearch, WithAnOracleItBeatsRandomSampling) {
   EvolutionOptions eo;
   eo.population = 128;
   eo.eps_greedy = 0;
+  eo.sampled_share = 0;  // every pick from evolution: this checks evolution, not the sample ranking
   EvolutionarySearch search(space, oracle, "matmul", eo);
   auto proposed = search.propose(8, {});
   ASSERT_EQ(proposed.size(), 8u);
