@@ -95,7 +95,9 @@ void LoopState::apply(const Step &step) {
     case StepKind::SP: {
       StageState &st = checked_stage(step, step.stage);
       check_iter(step, st, step.iter);
-      if (st.iters[step.iter].extent != step.extent)
+      // Logs written before rfactored stages were bounded at CA record the whole extent.
+      const LoopIter &it = st.iters[step.iter];
+      if (it.extent != step.extent && it.unbounded_extent != step.extent)
         fail(step, "loop " + st.iters[step.iter].name + " has extent " + std::to_string(st.iters[step.iter].extent) +
                        ", the step says " + std::to_string(step.extent));
       split(step, step.stage, step.iter, step.factors);
@@ -158,6 +160,7 @@ void LoopState::split(const Step &step, int s, int iter, const std::vector<int> 
     fail(step, "stage " + stages_[attached_at(s, iter)[0]].name + " is computed at loop " + st.iters[iter].name +
                    "; split before the compute_at");
   LoopIter old = st.iters[iter];
+  old.unbounded_extent = 0;  // its parts have the extents this split gives them
   if (old.annotation != Annotation::None) fail(step, "loop " + old.name + " is already annotated");
   int64_t inner = 1;
   for (int f : factors) inner *= f;
@@ -210,6 +213,7 @@ void LoopState::apply_fuse(const Step &step) {
   }
   const int first = step.ids.front();
   LoopIter fused = st.iters[first];
+  fused.unbounded_extent = 0;
   for (size_t i = 0; i < step.ids.size(); ++i) {
     const LoopIter &it = st.iters[step.ids[i]];
     if (it.kind != fused.kind) fail(step, "cannot fuse a spatial loop with a reduction loop");
@@ -315,15 +319,23 @@ int64_t inner_region(const StageState &target, int attach_iter, const std::strin
 // Shrinks an attached stage's loops to the region one iteration of the target's
 // loop needs: the product of the target's inner loops deriving from the same
 // original loop. Halide infers the real bounds; this is the search's estimate.
+// Only whole original loops shrink: a loop already split or fused keeps the
+// extents its step recorded. An rfactored or split stage's other loops still
+// shrink, so later splits of them fit the region (a split wider than the
+// region, guarded and vectorized, is what Halide 14 miscompiled in softmax).
 void LoopState::bound_attached_stage(int s) {
   StageState &st = stages_[s];
-  if (st.transformed) return;
-  if (st.origin == StageOrigin::CacheRead) return bound_attached_cache(s);
+  if (st.origin == StageOrigin::CacheRead) {
+    if (!st.transformed) bound_attached_cache(s);
+    return;
+  }
   const StageState &target = stages_[st.attach_stage];
   for (auto &it : st.iters) {
-    if (it.kind != IterKind::Spatial) continue;
+    if (it.kind != IterKind::Spatial || !is_whole_original(it)) continue;
     const int64_t region = inner_region(target, st.attach_iter, it.name);
-    if (region >= 0) it.extent = std::min(it.extent, region);
+    if (region < 0 || region >= it.extent) continue;
+    it.unbounded_extent = it.extent;
+    it.extent = region;
   }
 }
 

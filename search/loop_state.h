@@ -30,7 +30,15 @@ struct LoopIter {
   IterKind kind = IterKind::Spatial;
   Annotation annotation = Annotation::None;
   std::set<std::string> origins;  // the stage's original loops this one derives from
+  // The extent before compute_at bounded it to the target's region, or 0 if it
+  // was not bounded. Only for reading logs that recorded the unbounded extent.
+  int64_t unbounded_extent = 0;
 };
+
+// A loop no split or fuse has touched yet: one of its stage's original loops.
+inline bool is_whole_original(const LoopIter &it) {
+  return it.origins.size() == 1 && *it.origins.begin() == it.name;
+}
 
 enum class ComputeLocation { Root, Inline, At };
 enum class StageOrigin { Dag, CacheWriteLocal, CacheRead, RFactor };

@@ -299,6 +299,26 @@ TEST(LoopStateComputeAt, BoundsTheAttachedLoopsToTheTile) {
   EXPECT_EQ(extents(at_i1.stage(3)), (std::vector<int64_t>{8, 6, 32}));
 }
 
+TEST(LoopStateComputeAt, BoundsTheWholeLoopsOfAnRfactoredStage) {
+  // sum's k is split and rfactored, so sum is transformed; its loop i is still
+  // whole and shrinks to out's tile: i_2(4) below the attach loop i_1.
+  const std::string rf = "SP(2,1,100,[25]); RF(2,1,1); SP(4,0,16,[2,4]); CA(3,4,1)";
+  LoopState s = replay(softmax_dag(), rf);
+  ASSERT_EQ(s.stage(3).name, "sum");
+  EXPECT_EQ(names(s.stage(3)), (std::vector<std::string>{"i", "k_0_v"}));
+  EXPECT_EQ(extents(s.stage(3)), (std::vector<int64_t>{4, 4}));
+  // A later split must fit the region, not the whole row count.
+  EXPECT_EQ(extents(replay(softmax_dag(), rf + "; SP(3,0,4,[2])").stage(3)), (std::vector<int64_t>{2, 2, 4}));
+  expect_fails_at(softmax_dag(), rf + "; SP(3,0,4,[8])", 4, "more than loop i's extent 4");
+}
+
+TEST(LoopStateComputeAt, ReadsOldLogsThatRecordedTheUnboundedExtent) {
+  const std::string rf = "SP(2,1,100,[25]); RF(2,1,1); SP(4,0,16,[2,4]); CA(3,4,1)";
+  EXPECT_EQ(extents(replay(softmax_dag(), rf + "; SP(3,0,16,[2])").stage(3)), (std::vector<int64_t>{2, 2, 4}));
+  // The parts of that split have their own extents; the old one is not accepted for them.
+  expect_fails_at(softmax_dag(), rf + "; SP(3,0,16,[2]); SP(3,0,16,[2])", 5, "has extent 2");
+}
+
 TEST(LoopStateComputeAt, AttachedLoopsFollowSplitsAndFusesOfTheTarget) {
   const std::string tile = "SP(4,1,48,[6]); SP(4,0,64,[4,8]); RE(4,[0,3,1,4,2]); CA(3,4,2)";
   // Splitting a loop outside the attach point shifts the attach index.
