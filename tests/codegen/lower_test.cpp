@@ -158,6 +158,61 @@ TEST(Lower, UnrollLeftOutOnlyWhereTheTailIsGuarded) {
   EXPECT_NE(dividing.find(".unroll(m_1);"), std::string::npos) << dividing;
 }
 
+// softmax 128x1024: 1 max, 2 expsum.rf, 3 expsum (rfactored), 4 out. expsum is
+// computed at out's tile of 8 rows. Halide 14 summed 4 times over when its rows
+// were split by 32 (guarded) around a vectorized 8: the loop lost its guard and
+// index term. The rows now shrink to the tile at CA, so that split is refused.
+const std::string kSoftmaxRfactorAtTile =
+    "SP(2,1,1024,[256]); RF(2,1,1); RE(2,[1,0,2]); AN(2,0,parallel); SP(4,1,1024,[16,16]); SP(4,0,128,[2,8]); "
+    "RE(4,[0,3,1,4,2,5]); AN(4,0,parallel); AN(4,5,vectorize); CA(3,4,3); ";
+const std::string kSoftmaxRest =
+    "SP(3,3,4,[3]); RE(3,[3,0,4,1,2]); AN(3,4,vectorize); AN(3,3,unroll); SP(1,0,128,[1,64]); RE(1,[0,1,2,3]); "
+    "SP(1,3,1024,[53]); RE(1,[0,1,3,4,2]); AN(1,0,parallel); AN(1,4,vectorize); PR(1,0,512); PR(2,0,512); "
+    "PR(3,0,64); PR(4,0,16)";
+
+TEST(Lower, ARowSplitWiderThanTheTileOfAnRfactoredSumIsRefused) {
+  auto op = make_operator("softmax:M=128,N=1024");
+  const ComputeDag dag = make_compute_dag(*op);
+  const Schedule s = Schedule::from_text(kSoftmaxRfactorAtTile + "SP(3,0,128,[4,8]); " + kSoftmaxRest);
+  try {
+    lower_schedule(*op, dag, s, Halide::get_host_target());
+    FAIL() << "expected a ScheduleError";
+  } catch (const ScheduleError &e) {
+    EXPECT_NE(std::string(e.what()).find("more than loop m's extent 8"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Lower, ARowSplitWithinTheTileOfAnRfactoredSumMatchesReference) {
+  expect_schedule_correct("softmax:M=128,N=1024", kSoftmaxRfactorAtTile + "SP(3,0,8,[2,4]); " + kSoftmaxRest);
+  expect_schedule_correct("softmax:M=128,N=1024", kSoftmaxRfactorAtTile + "SP(3,0,8,[1,8]); " + kSoftmaxRest);
+}
+
+// layernorm 256x512: 5 (rfactored) is computed at out's tile of 40 rows, which
+// its rows split by 32 (a guarded tail of 8) around a vectorized 8. Halide 14
+// added the tail's lanes wrongly; that vectorize is left out.
+const std::string kLayernormGuardedRows =
+    "SP(4,1,512,[128]); RF(4,1,1); RE(4,[1,0,2]); FU(4,[0,1]); AN(4,0,parallel); SP(6,1,512,[9,56]); "
+    "SP(6,0,256,[2,40]); RE(6,[0,3,1,4,2,5]); FU(6,[0,1]); AN(6,0,parallel); AN(6,4,vectorize); CA(5,6,2); "
+    "SP(5,0,40,[4,8]); SP(5,3,4,[1]); RE(5,[3,4,0,1,2]); AN(5,4,vectorize); SP(3,0,256,[2,64]); RE(3,[0,1,2,3]); "
+    "SP(3,3,512,[1]); RE(3,[0,1,3,4,2]); AN(3,0,parallel); AN(3,4,vectorize)";
+
+TEST(Lower, AVectorizedLoopInAGuardedUpdateTailMatchesReference) {
+  expect_schedule_correct("layernorm:M=256,N=512", kLayernormGuardedRows);
+}
+
+TEST(Lower, VectorizeLeftOutOnlyInsideAGuardedUpdateTail) {
+  auto op = make_operator("layernorm:M=256,N=512");
+  const ComputeDag dag = make_compute_dag(*op);
+  const std::string guarded = schedule_to_halide_source(*op, dag, Schedule::from_text(kLayernormGuardedRows));
+  EXPECT_NE(guarded.find("vectorize(m_2) left out"), std::string::npos) << guarded;
+  // Split by 40 (5 x 8), the tile divides: the same loop is vectorized.
+  std::string text = kLayernormGuardedRows;
+  text.replace(text.find("SP(5,0,40,[4,8])"), 16, "SP(5,0,40,[5,8])");
+  const std::string exact = schedule_to_halide_source(*op, dag, Schedule::from_text(text));
+  EXPECT_EQ(exact.find("left out"), std::string::npos) << exact;
+  EXPECT_NE(exact.find(".vectorize(m_2)"), std::string::npos) << exact;
+}
+
 TEST(Lower, GpuAnnotationOnCpuTargetIsAnInvalidSchedule) {
   auto op = make_operator(kMatmul);
   const ComputeDag dag = make_compute_dag(*op);
