@@ -85,6 +85,19 @@ std::vector<int> LoopState::fsp_factors(const Step &fsp) const {
   return std::vector<int>(f.begin(), f.begin() + fsp.n_split);
 }
 
+Schedule LoopState::with_current_extents(const ComputeDag &dag, const Schedule &schedule) {
+  LoopState state(dag);
+  Schedule out = schedule;
+  for (Step &step : out.steps) {
+    const bool split = step.kind == StepKind::SP && step.stage >= 0 && step.stage < state.num_stages() &&
+                       step.iter >= 0 && step.iter < int(state.stages_[step.stage].iters.size());
+    const int64_t extent = split ? state.stages_[step.stage].iters[step.iter].extent : step.extent;
+    state.apply(step);  // validates the recorded extent first
+    step.extent = extent;
+  }
+  return out;
+}
+
 void LoopState::apply(const Step &step) {
   try {
     step.validate_fields();

@@ -71,6 +71,10 @@ class LoopState {
   // Applies one step, or throws ScheduleError("step N SP(...): reason").
   void apply(const Step &step);
   static LoopState replay(const ComputeDag &dag, const Schedule &schedule);
+  // The schedule with each split's recorded extent replaced by the extent its
+  // loop has here (older logs may record an extent from before bound inference
+  // at compute_at covered a stage). Throws ScheduleError if it does not replay.
+  static Schedule with_current_extents(const ComputeDag &dag, const Schedule &schedule);
 
   const ComputeDag &dag() const { return *dag_; }
   const std::vector<StageState> &stages() const { return stages_; }

@@ -16,11 +16,13 @@
 #include "search/network_spec.h"
 #include "tuner/command.h"
 #include "tuner/compute_dag_cache.h"
+#include "tuner/current_split_extents.h"
 #include "tuner/platform_spec.h"
 
 namespace tlp {
 namespace {
 
+// All records of the logs, their split extents as this version writes them.
 std::vector<MeasureRecord> read_logs(const std::vector<std::string> &paths) {
   std::vector<MeasureRecord> all;
   for (const auto &p : paths) {
@@ -28,6 +30,9 @@ std::vector<MeasureRecord> read_logs(const std::vector<std::string> &paths) {
     for (const auto &w : r.warnings) fprintf(stderr, "warning: %s\n", w.c_str());
     all.insert(all.end(), r.records.begin(), r.records.end());
   }
+  ComputeDagCache dags;
+  if (const size_t n = use_current_split_extents(all, dags))
+    printf("%zu records of older logs read with this version's split extents\n", n);
   return all;
 }
 

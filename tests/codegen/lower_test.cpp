@@ -22,6 +22,11 @@ void expect_schedule_correct(const std::string &spec, const std::string &schedul
   expect_close(run_scheduled(*op, s, inputs), run_reference(*op, inputs));
 }
 
+std::string halide_source(const std::string &spec, const std::string &schedule_text) {
+  auto op = make_operator(spec);
+  return schedule_to_halide_source(*op, make_compute_dag(*op), Schedule::from_text(schedule_text));
+}
+
 // matmul DAG: 0 A, 1 B, 2 C [m, n, k~].
 const char *kMatmul = "matmul:M=37,N=29,K=53";
 
@@ -144,16 +149,13 @@ TEST(Lower, UnrolledLoopAroundAVectorizedGuardedTailMatchesReference) {
 }
 
 TEST(Lower, UnrollLeftOutOnlyWhereTheTailIsGuarded) {
-  auto op = make_operator("matmul:M=512,N=512,K=512");
-  const ComputeDag dag = make_compute_dag(*op);
-  const std::string guarded =
-      schedule_to_halide_source(*op, dag, Schedule::from_text(kGuardedTailWithUnrolledRows));
+  const std::string guarded = halide_source("matmul:M=512,N=512,K=512", kGuardedTailWithUnrolledRows);
   EXPECT_NE(guarded.find("unroll(m_1) left out"), std::string::npos) << guarded;
   // The same schedule with a dividing tile (128 = 8 x 16): unrolled as asked.
   std::string text = kGuardedTailWithUnrolledRows;
   text.replace(text.find("[3,40]"), 6, "[4,32]");
   text.replace(text.find("SP(2,1,120"), 10, "SP(2,1,128");
-  const std::string dividing = schedule_to_halide_source(*op, dag, Schedule::from_text(text));
+  const std::string dividing = halide_source("matmul:M=512,N=512,K=512", text);
   EXPECT_EQ(dividing.find("left out"), std::string::npos) << dividing;
   EXPECT_NE(dividing.find(".unroll(m_1);"), std::string::npos) << dividing;
 }
@@ -201,14 +203,12 @@ TEST(Lower, AVectorizedLoopInAGuardedUpdateTailMatchesReference) {
 }
 
 TEST(Lower, VectorizeLeftOutOnlyInsideAGuardedUpdateTail) {
-  auto op = make_operator("layernorm:M=256,N=512");
-  const ComputeDag dag = make_compute_dag(*op);
-  const std::string guarded = schedule_to_halide_source(*op, dag, Schedule::from_text(kLayernormGuardedRows));
+  const std::string guarded = halide_source("layernorm:M=256,N=512", kLayernormGuardedRows);
   EXPECT_NE(guarded.find("vectorize(m_2) left out"), std::string::npos) << guarded;
   // Split by 40 (5 x 8), the tile divides: the same loop is vectorized.
   std::string text = kLayernormGuardedRows;
   text.replace(text.find("SP(5,0,40,[4,8])"), 16, "SP(5,0,40,[5,8])");
-  const std::string exact = schedule_to_halide_source(*op, dag, Schedule::from_text(text));
+  const std::string exact = halide_source("layernorm:M=256,N=512", text);
   EXPECT_EQ(exact.find("left out"), std::string::npos) << exact;
   EXPECT_NE(exact.find(".vectorize(m_2)"), std::string::npos) << exact;
 }

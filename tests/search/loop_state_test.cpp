@@ -319,6 +319,15 @@ TEST(LoopStateComputeAt, ReadsOldLogsThatRecordedTheUnboundedExtent) {
   expect_fails_at(softmax_dag(), rf + "; SP(3,0,16,[2]); SP(3,0,16,[2])", 5, "has extent 2");
 }
 
+TEST(LoopStateComputeAt, WithCurrentExtentsRewritesAnOldLogsSplit) {
+  const std::string rf = "SP(2,1,100,[25]); RF(2,1,1); SP(4,0,16,[2,4]); CA(3,4,1); ";
+  const Schedule old = Schedule::from_text(rf + "SP(3,0,16,[2])");
+  EXPECT_EQ(LoopState::with_current_extents(softmax_dag(), old).to_text(),
+            Schedule::from_text(rf + "SP(3,0,4,[2])").to_text());
+  EXPECT_THROW(LoopState::with_current_extents(softmax_dag(), Schedule::from_text(rf + "SP(3,0,16,[8])")),
+               ScheduleError);
+}
+
 TEST(LoopStateComputeAt, AttachedLoopsFollowSplitsAndFusesOfTheTarget) {
   const std::string tile = "SP(4,1,48,[6]); SP(4,0,64,[4,8]); RE(4,[0,3,1,4,2]); CA(3,4,2)";
   // Splitting a loop outside the attach point shifts the attach index.
