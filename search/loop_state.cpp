@@ -111,8 +111,8 @@ void LoopState::apply(const Step &step) {
       // Logs written before rfactored stages were bounded at CA record the whole extent.
       const LoopIter &it = st.iters[step.iter];
       if (it.extent != step.extent && it.unbounded_extent != step.extent)
-        fail(step, "loop " + st.iters[step.iter].name + " has extent " + std::to_string(st.iters[step.iter].extent) +
-                       ", the step says " + std::to_string(step.extent));
+        fail(step, "loop " + it.name + " has extent " + std::to_string(it.extent) + ", the step says " +
+                       std::to_string(step.extent));
       split(step, step.stage, step.iter, step.factors);
       break;
     }

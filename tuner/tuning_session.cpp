@@ -13,7 +13,9 @@
 #include "measure/record_log.h"
 #include "search/network_spec.h"
 #include "search/task_scheduler.h"
+#include "tuner/compute_dag_cache.h"
 #include "tuner/cost_model_factory.h"
+#include "tuner/current_split_extents.h"
 #include "tuner/measurer.h"
 #include "tuner/progress_bar.h"
 #include "tuner/task_tuner.h"
@@ -51,6 +53,8 @@ std::vector<MeasureRecord> prior_records(const std::string &log_path) {
   if (log_path.empty() || !std::filesystem::exists(log_path)) return {};
   LogReadResult prior = read_record_log(log_path);
   for (const auto &w : prior.warnings) fprintf(stderr, "warning: %s\n", w.c_str());
+  ComputeDagCache dags;  // a resumed older log: known schedules match the ones proposed now
+  use_current_split_extents(prior.records, dags);
   return std::move(prior.records);
 }
 
