@@ -32,7 +32,7 @@ struct TlpCostModelOptions {
   // (a 1,000-trial run would retrain on all 1,000 records 62 times).
   size_t max_update_records = 256;
   // The operators of the tasks, for a model whose features describe the loop
-  // nest (FeaturizerOptions::nest_rows); such a model refuses to score without.
+  // nest or the operator (FeaturizerOptions::needs_dag); such a model refuses to score without.
   DagLookup dags;
 
   // 2 epochs in batches of 64 (more steps than the offline 1024: an update sees

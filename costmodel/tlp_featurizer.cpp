@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "costmodel/loop_nest_features.h"
+#include "costmodel/workload_features.h"
 #include "search/loop_state.h"
 
 namespace tlp {
@@ -21,8 +22,9 @@ void check_featurizer_options(const FeaturizerOptions &o) {
   if (o.seq_len < 1 || o.emb_size < 1)
     throw std::invalid_argument("the feature matrix must have at least one row and column (seq_len " +
                                 std::to_string(o.seq_len) + ", emb_size " + std::to_string(o.emb_size) + ")");
-  if (o.nest_rows < 0 || o.nest_rows >= o.seq_len)
-    throw std::invalid_argument("nest_rows " + std::to_string(o.nest_rows) + " must be at least 0 and leave rows of seq_len " +
+  if (o.nest_rows < 0 || o.workload_rows < 0 || o.step_rows() < 1)
+    throw std::invalid_argument("nest_rows " + std::to_string(o.nest_rows) + " and workload_rows " +
+                                std::to_string(o.workload_rows) + " must be at least 0 and leave rows of seq_len " +
                                 std::to_string(o.seq_len) + " for the steps");
 }
 
@@ -31,7 +33,7 @@ const ComputeDag *dag_for_features(const FeaturizerOptions &options, const DagLo
   if (!options.needs_dag()) return nullptr;
   const ComputeDag *dag = dags ? dags(workload_key) : nullptr;
   if (!dag)
-    throw std::invalid_argument("the model's features describe the loop nest, which needs the operator of '" +
+    throw std::invalid_argument("the model's features describe the operator or its loop nest, which needs the operator of '" +
                                 workload_key + "', and it is not known here (is the workload key from a newer tlptune?)");
   return dag;
 }
@@ -42,7 +44,7 @@ void write_step_rows(const Schedule &schedule, const FeaturizerOptions &o, float
   const size_t rows = std::min(schedule.steps.size(), size_t(o.step_rows()));
   for (size_t r = 0; r < rows; ++r) {
     const Step &s = schedule.steps[r];
-    float *row = m + r * size_t(o.emb_size);
+    float *row = m + (size_t(o.workload_rows) + r) * size_t(o.emb_size);
     const int kind = static_cast<int>(s.kind);
     if (kind < o.emb_size) row[kind] = 1.0f;
     int col = kNumStepKinds;
@@ -61,7 +63,8 @@ void write_nest_rows(const Schedule &schedule, const FeaturizerOptions &o, const
   } catch (const ScheduleError &) {
     return;  // not this operator's space (an older log): the rows stay empty
   }
-  write_loop_nest_rows(state, o.nest_rows, o.emb_size, m + size_t(o.step_rows()) * size_t(o.emb_size));
+  write_loop_nest_rows(state, o.nest_rows, o.emb_size,
+                       m + size_t(o.workload_rows + o.step_rows()) * size_t(o.emb_size));
 }
 
 }  // namespace
@@ -70,8 +73,10 @@ std::vector<float> featurize(const Schedule &schedule, const FeaturizerOptions &
   std::vector<float> m(size_t(o.seq_len) * size_t(o.emb_size), 0.0f);
   write_step_rows(schedule, o, m.data());
   if (o.needs_dag()) {
-    if (!dag) throw std::invalid_argument("this featurizer describes the loop nest and needs the operator's DAG");
-    write_nest_rows(schedule, o, *dag, m.data());
+    if (!dag)
+      throw std::invalid_argument("this featurizer describes the operator or its loop nest and needs the operator's DAG");
+    if (o.workload_rows > 0) write_workload_rows(*dag, o.workload_rows, o.emb_size, m.data());
+    if (o.nest_rows > 0) write_nest_rows(schedule, o, *dag, m.data());
   }
   return m;
 }

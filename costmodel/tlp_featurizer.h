@@ -7,10 +7,11 @@
 // Log mode maps x to sign(x) * log2(1 + |x|) so split factors of 1 and 1024 do
 // not differ by three orders of magnitude.
 //
-// With nest_rows > 0 (our improved mode, not the paper's), the last nest_rows
-// of the seq_len rows describe the loop nest the schedule builds on its
-// operator (costmodel/loop_nest_features.h), so featurizing needs the
-// operator's ComputeDAG; the steps get the first seq_len - nest_rows rows.
+// Two improved modes of ours, not the paper's, both needing the operator's
+// ComputeDAG: with workload_rows > 0 the first rows describe the operator
+// (costmodel/workload_features.h), and with nest_rows > 0 the last nest_rows
+// rows describe the loop nest the schedule builds on it
+// (costmodel/loop_nest_features.h). The steps get the rows in between.
 #pragma once
 
 #include <functional>
@@ -28,14 +29,15 @@ struct FeaturizerOptions {
   int seq_len = 25;
   int emb_size = 22;
   FeatureScaling scaling = FeatureScaling::Raw;
-  int nest_rows = 0;  // of seq_len; 0: the paper's steps-only matrix
+  int nest_rows = 0;      // of seq_len; 0: the paper's steps-only matrix
+  int workload_rows = 0;  // of seq_len; 0: the paper's steps-only matrix
 
-  int step_rows() const { return seq_len - nest_rows; }
-  bool needs_dag() const { return nest_rows > 0; }
+  int step_rows() const { return seq_len - nest_rows - workload_rows; }
+  bool needs_dag() const { return nest_rows > 0 || workload_rows > 0; }
 };
 
-// Throws std::invalid_argument when the sizes are not positive or nest_rows
-// leaves no row for the steps.
+// Throws std::invalid_argument when the sizes are not positive or nest_rows and
+// workload_rows leave no row for the steps.
 void check_featurizer_options(const FeaturizerOptions &options);
 
 const char *feature_scaling_name(FeatureScaling s);

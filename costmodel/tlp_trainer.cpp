@@ -289,6 +289,10 @@ class WeightAverage {
   int count_ = 0;
 };
 
+void set_learning_rate(torch::optim::Adam &adam, double lr) {
+  for (auto &group : adam.param_groups()) static_cast<torch::optim::AdamOptions &>(group.options()).lr(lr);
+}
+
 // The training loop shared by TLP and MTL-TLP: `tr` has a label column per head,
 // `va` (the tasks `val`) one, scored by head `val_head` for the top-k scores.
 // The validation loss that picks the weights is over `va_all`, all heads, when
@@ -324,6 +328,8 @@ TrainResult train_flat(TlpNetwork &net, const Flat &tr, const Flat &va, const st
   WeightAverage average(m->parameters());
   for (int epoch = 1; epoch <= o.epochs; ++epoch) {
     const auto t0 = Clock::now();
+    const double lr = o.cosine_lr ? o.lr * 0.5 * (1.0 + std::cos(M_PI * double(epoch - 1) / double(o.epochs))) : o.lr;
+    set_learning_rate(adam, lr);
     m->train();
     double sum = 0;
     int steps = 0;
@@ -347,6 +353,7 @@ TrainResult train_flat(TlpNetwork &net, const Flat &tr, const Flat &va, const st
     m->eval();
     EpochReport rep;
     rep.epoch = epoch;
+    rep.lr = lr;
     rep.train_loss = steps ? sum / steps : 0.0;
     if (va.n > 0) {
       const torch::Tensor s = score_all(m, va, val_head);

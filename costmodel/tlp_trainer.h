@@ -35,6 +35,7 @@ struct EpochReport {
   double val_loss = std::numeric_limits<double>::quiet_NaN();  // NaN without validation data
   double val_top1 = std::numeric_limits<double>::quiet_NaN();  // top-k scores on validation
   double val_top5 = std::numeric_limits<double>::quiet_NaN();
+  double lr = 0;       // the learning rate of this epoch's steps
   double seconds = 0;  // this epoch's wall time
   bool best = false;   // these weights are the best so far
 };
@@ -55,6 +56,10 @@ struct TrainOptions {
   // the end the average replaces the best epoch's weights when its validation
   // loss is no worse (always, without validation data). 0: no averaging.
   int average_from = 0;
+  // The learning rate falls from lr to 0 along half a cosine over `epochs`
+  // (early stopping may end sooner), so the last epochs take small steps; false
+  // keeps lr constant, as the paper does.
+  bool cosine_lr = false;
   std::function<void(const EpochReport &)> on_epoch;  // called after every epoch
 };
 

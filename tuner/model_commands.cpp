@@ -128,6 +128,25 @@ double latency_of_top(const TopkTask &t, size_t k) {
   return best;
 }
 
+// Several models' rankings as one: each model's scores standardized within a
+// task (models differ in scale and offset), then averaged.
+std::vector<TopkTask> ensemble_of(const std::vector<std::vector<TopkTask>> &per_model) {
+  std::vector<TopkTask> out = per_model.front();
+  for (size_t t = 0; t < out.size(); ++t) {
+    std::vector<float> sum(out[t].predictions.size(), 0.0f);
+    for (const auto &model : per_model) {
+      const std::vector<float> &p = model[t].predictions;
+      double mean = 0, var = 0;
+      for (float v : p) mean += v / double(p.size());
+      for (float v : p) var += (v - mean) * (v - mean) / double(p.size());
+      const double sd = var > 0 ? std::sqrt(var) : 1.0;
+      for (size_t i = 0; i < p.size(); ++i) sum[i] += float((p[i] - mean) / sd);
+    }
+    out[t].predictions = sum;
+  }
+  return out;
+}
+
 // One line per task: where a low score comes from. The score weighs tasks by
 // latency, so the slow operators dominate it.
 void print_per_task(const std::vector<TlpTask> &tasks, const std::vector<TopkTask> &tk) {
@@ -143,8 +162,8 @@ void print_per_task(const std::vector<TlpTask> &tasks, const std::vector<TopkTas
 }
 
 void print_epoch(const EpochReport &e) {
-  printf("epoch %3d  train %.5f  val %.5f  val top-1 %.4f  top-5 %.4f  %.1f s%s\n", e.epoch, e.train_loss, e.val_loss,
-         e.val_top1, e.val_top5, e.seconds, e.best ? "  *" : "");
+  printf("epoch %3d  train %.5f  val %.5f  val top-1 %.4f  top-5 %.4f  lr %.2g  %.1f s%s\n", e.epoch, e.train_loss,
+         e.val_loss, e.val_top1, e.val_top5, e.lr, e.seconds, e.best ? "  *" : "");
   fflush(stdout);
 }
 
@@ -163,8 +182,9 @@ Command add_train_command(CLI::App &app) {
     std::vector<std::string> logs;
     std::string out;
     std::string arch = "attention", loss = "rank", scaling = "log";
-    int epochs = 50, batch = 256, seq_len = 25, emb_size = 22, nest_rows = 0, threads = 0, patience = 10,
+    int epochs = 50, batch = 256, seq_len = 25, emb_size = 22, nest_rows = 0, workload_rows = 0, threads = 0, patience = 10,
         average_from = 0;
+    bool cosine_lr = false;
     double val_fraction = 0.1;
     std::vector<std::string> test_networks;
     uint64_t seed = 1;
@@ -196,12 +216,19 @@ Command add_train_command(CLI::App &app) {
                     "Rows of seq_len that describe the loop nest the schedule builds (our improved features; "
                     "0: the paper's steps only). Try --seq-len 49 --nest-rows 24 --emb-size 34")
       ->capture_default_str();
+  c.app->add_option("--workload-rows", o->workload_rows,
+                    "Rows of seq_len, at its start, that describe the operator: sizes and access strides of each "
+                    "computed stage (our improved features; 0: the paper's steps only). Try --seq-len 36 "
+                    "--workload-rows 4")
+      ->capture_default_str();
   c.app->add_option("--epochs", o->epochs, "Training epochs (the weights of the best validation epoch are kept)")
       ->capture_default_str();
   c.app->add_option("--batch", o->batch, "Records per training step (the paper: 1024, for millions of records)")
       ->capture_default_str();
   c.app->add_option("--patience", o->patience, "Stop after this many epochs without a better validation loss (0: never)")
       ->capture_default_str();
+  c.app->add_flag("--cosine-lr", o->cosine_lr,
+                  "Lower the learning rate from its start to 0 along half a cosine over --epochs (the paper: constant)");
   c.app->add_option("--average-from", o->average_from,
                     "Average the weights of every epoch from this one on, and keep the average when its validation "
                     "loss is no worse than the best epoch's (0: keep the best epoch)")
@@ -261,6 +288,7 @@ Command add_train_command(CLI::App &app) {
       to.featurizer.emb_size = o->emb_size;
       to.featurizer.scaling = feature_scaling_from_name(o->scaling);
       to.featurizer.nest_rows = o->nest_rows;
+      to.featurizer.workload_rows = o->workload_rows;
       check_featurizer_options(to.featurizer);
       config = network_config(to);
       config.output_heads = int(heads.size());
@@ -271,6 +299,7 @@ Command add_train_command(CLI::App &app) {
     to.batch = o->batch;
     to.patience = o->patience;
     to.average_from = o->average_from;
+    to.cosine_lr = o->cosine_lr;
     to.seed = o->seed;
     to.threads = o->threads;
 
@@ -343,7 +372,7 @@ Command add_train_command(CLI::App &app) {
 
 Command add_eval_command(CLI::App &app) {
   struct Options {
-    std::string model;
+    std::vector<std::string> models;
     std::vector<std::string> logs;
     std::vector<std::string> networks;
     std::string platform;
@@ -354,29 +383,37 @@ Command add_eval_command(CLI::App &app) {
   c.app = app.add_subcommand("eval", "Top-1 and top-5 scores of a cost model on the tasks of some logs");
   c.app->add_option("--platform", o->platform,
                     "Rank this platform's records (default: the model's platform; an MTL-TLP model uses its head)");
-  c.app->add_option("--model", o->model, "A model file written by 'tlptune train'")->required();
+  c.app->add_option("--model", o->models,
+                    "A model file written by 'tlptune train'; several rank as one ensemble (the mean of each "
+                    "model's scores, standardized within a task)")
+      ->required();
   c.app->add_option("--logs", o->logs, "Logs of measurements to rank (several allowed)")->required();
   c.app->add_option("--network", o->networks, "Network files: scores per network and task weights from them");
   c.app->add_flag("--per-task", o->per_task,
                   "Also print each task's best latency, that of the model's pick and their ratio");
   c.run = [o] {
-    const TlpModelInfo info = read_tlp_model_info(o->model);
+    const TlpModelInfo info = read_tlp_model_info(o->models.front());
     const auto records = read_logs(o->logs);
     const std::set<std::string> known = platforms_of(records);
     const std::string platform = o->platform.empty() ? info.platform : resolve_platform(o->platform, known);
-    // A TLP model may rank another platform's records (how well it transfers); an
-    // MTL-TLP model is loaded with that platform's head.
-    LoadedTlpModel m = load_tlp_model(o->model, info.platforms.empty() ? "" : platform);
     std::vector<TlpTask> tasks =
         tasks_where(build_tasks(records), [&](const TlpTask &t) { return t.platform == platform; });
     if (tasks.empty()) throw std::runtime_error("the logs hold no tasks of platform '" + platform + "' to rank");
-    featurize_tasks(tasks, m.info.featurizer, make_compute_dag_lookup());
     const auto groups = network_of_workloads(o->networks);
-    std::vector<TopkTask> tk = topk_tasks(m.network, tasks, groups);
-    printf("model %s (%s, trained on %lld records for %s)\n%zu tasks of %s\n", o->model.c_str(),
-           tlp_arch_name(m.info.network.arch), (long long)m.info.training.records, info.platform.c_str(),
-           tasks.size(), platform.c_str());
-    print_report("all tasks", tk);
+    std::vector<std::vector<TopkTask>> per_model;
+    for (const std::string &path : o->models) {
+      const TlpModelInfo mi = read_tlp_model_info(path);
+      // A TLP model may rank another platform's records (how well it transfers); an
+      // MTL-TLP model is loaded with that platform's head.
+      LoadedTlpModel m = load_tlp_model(path, mi.platforms.empty() ? "" : platform);
+      featurize_tasks(tasks, m.info.featurizer, make_compute_dag_lookup());
+      per_model.push_back(topk_tasks(m.network, tasks, groups));
+      printf("model %s (%s, trained on %lld records for %s)\n", path.c_str(), tlp_arch_name(m.info.network.arch),
+             (long long)m.info.training.records, mi.platform.c_str());
+    }
+    std::vector<TopkTask> tk = per_model.size() == 1 ? per_model.front() : ensemble_of(per_model);
+    printf("%zu tasks of %s\n", tasks.size(), platform.c_str());
+    print_report(per_model.size() == 1 ? "all tasks" : "all tasks, ensemble", tk);
     if (o->per_task) print_per_task(tasks, tk);
     return kExitOk;
   };

@@ -166,6 +166,24 @@ TEST(TlpTraining, StopsEarlyWhenValidationStopsImproving) {
   EXPECT_EQ(r.best_epoch, 1);
 }
 
+TEST(TlpTraining, CosineLearningRateFallsAlongHalfACosineAndStillLearns) {
+  Synthetic s = synthetic_dataset();
+  TlpNetwork net(s.config, 7);
+  TrainOptions o = quick_options(s, TlpLoss::Rank, 12);
+  o.cosine_lr = true;
+  const TrainResult r = train_tlp(net, s.split.train, s.split.val, o);
+  ASSERT_EQ(r.history.size(), 12u);
+  for (const EpochReport &e : r.history)
+    EXPECT_DOUBLE_EQ(e.lr, o.lr * 0.5 * (1 + std::cos(M_PI * (e.epoch - 1) / 12.0))) << "epoch " << e.epoch;
+  EXPECT_DOUBLE_EQ(r.history.front().lr, o.lr);
+  EXPECT_LT(r.history.back().lr, 0.02 * o.lr);
+  EXPECT_GT(ranking_quality(net, s.split.val), 0.85);
+
+  TlpNetwork constant(s.config, 7);
+  const TrainResult c = train_tlp(constant, s.split.train, s.split.val, quick_options(s, TlpLoss::Rank, 2));
+  for (const EpochReport &e : c.history) EXPECT_DOUBLE_EQ(e.lr, o.lr) << "the paper's constant rate by default";
+}
+
 TEST(TlpTraining, MseLossTrainsToo) {
   Synthetic s = synthetic_dataset(TlpArch::Attention, 20, 16);
   TlpNetwork net(s.config, 3);
