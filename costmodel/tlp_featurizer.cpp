@@ -33,8 +33,9 @@ const ComputeDag *dag_for_features(const FeaturizerOptions &options, const DagLo
   if (!options.needs_dag()) return nullptr;
   const ComputeDag *dag = dags ? dags(workload_key) : nullptr;
   if (!dag)
-    throw std::invalid_argument("the model's features describe the operator or its loop nest, which needs the operator of '" +
-                                workload_key + "', and it is not known here (is the workload key from a newer tlptune?)");
+    throw std::invalid_argument("the model's features describe the operator or its loop nest, which needs the "
+                                "operator of '" + workload_key +
+                                "', and it is not known here (is the workload key from a newer tlptune?)");
   return dag;
 }
 
@@ -74,7 +75,8 @@ std::vector<float> featurize(const Schedule &schedule, const FeaturizerOptions &
   write_step_rows(schedule, o, m.data());
   if (o.needs_dag()) {
     if (!dag)
-      throw std::invalid_argument("this featurizer describes the operator or its loop nest and needs the operator's DAG");
+      throw std::invalid_argument("this featurizer describes the operator or its loop nest, "
+                                  "and needs the operator's DAG");
     if (o.workload_rows > 0) write_workload_rows(*dag, o.workload_rows, o.emb_size, m.data());
     if (o.nest_rows > 0) write_nest_rows(schedule, o, *dag, m.data());
   }

@@ -67,4 +67,25 @@ TopkReport topk_report(const std::vector<TopkTask> &tasks) {
   return r;
 }
 
+std::vector<TopkTask> ensemble_predictions(const std::vector<std::vector<TopkTask>> &per_model) {
+  if (per_model.empty()) throw std::invalid_argument("an ensemble needs at least one model's predictions");
+  std::vector<TopkTask> out = per_model.front();
+  if (per_model.size() == 1) return out;
+  for (size_t t = 0; t < out.size(); ++t) {
+    std::vector<double> sum(out[t].predictions.size(), 0.0);
+    for (const auto &model : per_model) {
+      if (model.size() != out.size() || model[t].predictions.size() != sum.size())
+        throw std::invalid_argument("the models of an ensemble must rank the same tasks");
+      const std::vector<float> &p = model[t].predictions;
+      double mean = 0, var = 0;
+      for (float v : p) mean += v / double(p.size());
+      for (float v : p) var += (v - mean) * (v - mean) / double(p.size());
+      const double sd = var > 0 ? std::sqrt(var) : 1.0;  // a constant model adds nothing
+      for (size_t i = 0; i < p.size(); ++i) sum[i] += (p[i] - mean) / sd;
+    }
+    out[t].predictions.assign(sum.begin(), sum.end());
+  }
+  return out;
+}
+
 }  // namespace tlp

@@ -37,4 +37,12 @@ struct TopkReport {
 };
 TopkReport topk_report(const std::vector<TopkTask> &tasks);
 
+// Several models' rankings of the same tasks as one ranking: each model's
+// predictions are standardized within a task (models differ in scale and
+// offset), then summed. per_model[m][t] is model m's task t; the latencies,
+// weights and groups come from the first model's. One model's tasks come back
+// as they are. Throws std::invalid_argument when per_model is empty or the
+// models' tasks differ in number or length.
+std::vector<TopkTask> ensemble_predictions(const std::vector<std::vector<TopkTask>> &per_model);
+
 }  // namespace tlp

@@ -128,25 +128,6 @@ double latency_of_top(const TopkTask &t, size_t k) {
   return best;
 }
 
-// Several models' rankings as one: each model's scores standardized within a
-// task (models differ in scale and offset), then averaged.
-std::vector<TopkTask> ensemble_of(const std::vector<std::vector<TopkTask>> &per_model) {
-  std::vector<TopkTask> out = per_model.front();
-  for (size_t t = 0; t < out.size(); ++t) {
-    std::vector<float> sum(out[t].predictions.size(), 0.0f);
-    for (const auto &model : per_model) {
-      const std::vector<float> &p = model[t].predictions;
-      double mean = 0, var = 0;
-      for (float v : p) mean += v / double(p.size());
-      for (float v : p) var += (v - mean) * (v - mean) / double(p.size());
-      const double sd = var > 0 ? std::sqrt(var) : 1.0;
-      for (size_t i = 0; i < p.size(); ++i) sum[i] += float((p[i] - mean) / sd);
-    }
-    out[t].predictions = sum;
-  }
-  return out;
-}
-
 // One line per task: where a low score comes from. The score weighs tasks by
 // latency, so the slow operators dominate it.
 void print_per_task(const std::vector<TlpTask> &tasks, const std::vector<TopkTask> &tk) {
@@ -182,8 +163,8 @@ Command add_train_command(CLI::App &app) {
     std::vector<std::string> logs;
     std::string out;
     std::string arch = "attention", loss = "rank", scaling = "log";
-    int epochs = 50, batch = 256, seq_len = 25, emb_size = 22, nest_rows = 0, workload_rows = 0, threads = 0, patience = 10,
-        average_from = 0;
+    int epochs = 50, batch = 256, seq_len = 25, emb_size = 22, nest_rows = 0, workload_rows = 0, threads = 0,
+        patience = 10, average_from = 0;
     bool cosine_lr = false;
     double val_fraction = 0.1;
     std::vector<std::string> test_networks;
@@ -411,7 +392,7 @@ Command add_eval_command(CLI::App &app) {
       printf("model %s (%s, trained on %lld records for %s)\n", path.c_str(), tlp_arch_name(m.info.network.arch),
              (long long)m.info.training.records, mi.platform.c_str());
     }
-    std::vector<TopkTask> tk = per_model.size() == 1 ? per_model.front() : ensemble_of(per_model);
+    std::vector<TopkTask> tk = ensemble_predictions(per_model);
     printf("%zu tasks of %s\n", tasks.size(), platform.c_str());
     print_report(per_model.size() == 1 ? "all tasks" : "all tasks, ensemble", tk);
     if (o->per_task) print_per_task(tasks, tk);

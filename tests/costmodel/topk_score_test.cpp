@@ -104,5 +104,40 @@ TEST(TopkScore, InvalidInputsAreRefused) {
   EXPECT_THROW(topk_score({task({1, 2}, {0.0f, 1.0f}, -1.0)}, 1), std::invalid_argument);
 }
 
+TopkTask ranked(std::vector<float> predictions) {
+  TopkTask t;
+  t.latencies = {1.0, 2.0, 3.0};
+  t.predictions = std::move(predictions);
+  return t;
+}
+
+TEST(TopkScore, AnEnsembleSumsEachModelsStandardizedPredictions) {
+  // Model a: mean 5, sd sqrt(50/3); model b: mean 5/3, sd sqrt(26/9). By hand:
+  // a's z = (-1.2247, 1.2247, 0), b's z = (1.3728, -0.9806, -0.3922).
+  const std::vector<TopkTask> e = ensemble_predictions({{ranked({0, 10, 5})}, {ranked({4, 0, 1})}});
+  ASSERT_EQ(e.size(), 1u);
+  ASSERT_EQ(e[0].predictions.size(), 3u);
+  EXPECT_NEAR(e[0].predictions[0], 0.1481, 1e-3);
+  EXPECT_NEAR(e[0].predictions[1], 0.2441, 1e-3);
+  EXPECT_NEAR(e[0].predictions[2], -0.3922, 1e-3);
+  EXPECT_EQ(e[0].latencies, std::vector<double>({1.0, 2.0, 3.0}));
+  // A model's scale and offset do not matter.
+  const std::vector<TopkTask> scaled = ensemble_predictions({{ranked({7, 10007, 5007})}, {ranked({4, 0, 1})}});
+  for (size_t i = 0; i < 3; ++i) EXPECT_NEAR(scaled[0].predictions[i], e[0].predictions[i], 1e-4);
+}
+
+TEST(TopkScore, AnEnsembleOfOneModelIsThatModel) {
+  const std::vector<TopkTask> one = ensemble_predictions({{ranked({0.5f, 0.25f, 2.0f})}});
+  EXPECT_EQ(one[0].predictions, std::vector<float>({0.5f, 0.25f, 2.0f}));
+}
+
+TEST(TopkScore, AnEnsembleOfModelsThatRankedDifferentTasksIsRefused) {
+  EXPECT_THROW(ensemble_predictions({}), std::invalid_argument);
+  EXPECT_THROW(ensemble_predictions({{ranked({0, 1, 2})}, {ranked({0, 1, 2}), ranked({0, 1, 2})}}), std::invalid_argument);
+  TopkTask short_task = ranked({0, 1});
+  short_task.latencies = {1.0, 2.0};
+  EXPECT_THROW(ensemble_predictions({{ranked({0, 1, 2})}, {short_task}}), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace tlp
