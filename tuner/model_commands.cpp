@@ -381,13 +381,14 @@ Command add_eval_command(CLI::App &app) {
         tasks_where(build_tasks(records), [&](const TlpTask &t) { return t.platform == platform; });
     if (tasks.empty()) throw std::runtime_error("the logs hold no tasks of platform '" + platform + "' to rank");
     const auto groups = network_of_workloads(o->networks);
+    const DagLookup dags = make_compute_dag_lookup();  // one cache for every model
     std::vector<std::vector<TopkTask>> per_model;
     for (const std::string &path : o->models) {
       const TlpModelInfo mi = read_tlp_model_info(path);
       // A TLP model may rank another platform's records (how well it transfers); an
       // MTL-TLP model is loaded with that platform's head.
       LoadedTlpModel m = load_tlp_model(path, mi.platforms.empty() ? "" : platform);
-      featurize_tasks(tasks, m.info.featurizer, make_compute_dag_lookup());
+      featurize_tasks(tasks, m.info.featurizer, dags);
       per_model.push_back(topk_tasks(m.network, tasks, groups));
       printf("model %s (%s, trained on %lld records for %s)\n", path.c_str(), tlp_arch_name(m.info.network.arch),
              (long long)m.info.training.records, mi.platform.c_str());

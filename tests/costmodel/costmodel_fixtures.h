@@ -36,6 +36,17 @@ inline FeaturizerOptions featurizer_for(const TlpNetworkConfig &c, FeatureScalin
   return f;
 }
 
+// An emb_size-wide featurizer whose matrix spends some of its seq_len rows on
+// the improved modes' rows (workload rows first, loop-nest rows last).
+inline FeaturizerOptions featurizer_with_rows(int seq_len, int emb_size, int workload_rows, int nest_rows) {
+  FeaturizerOptions f;
+  f.seq_len = seq_len;
+  f.emb_size = emb_size;
+  f.workload_rows = workload_rows;
+  f.nest_rows = nest_rows;
+  return f;
+}
+
 // The synthetic problem: "SP(2,0,E,[outer,inner]); AN(2,k,vectorize); PR(2,0,u)".
 // Only `inner` matters: the cost is lowest at inner = 16 and grows with the
 // distance in log2 (a V shape, so no monotone guess gets it right). `outer`, the

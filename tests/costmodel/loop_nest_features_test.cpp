@@ -9,6 +9,7 @@
 
 #include "costmodel/loop_nest_features.h"
 #include "costmodel/tlp_featurizer.h"
+#include "costmodel_fixtures.h"
 #include "search/loop_state.h"
 #include "search/schedule.h"
 #include "tests/search/dag_fixtures.h"
@@ -90,11 +91,7 @@ TEST(LoopNestFeatures, RowsAreCroppedToTheCount) {
 }
 
 FeaturizerOptions nest_options(int seq_len, int nest_rows) {
-  FeaturizerOptions o;
-  o.seq_len = seq_len;
-  o.emb_size = kEmb;
-  o.nest_rows = nest_rows;
-  return o;
+  return testing::featurizer_with_rows(seq_len, kEmb, 0, nest_rows);
 }
 
 TEST(LoopNestFeatures, FeaturizerPutsStepsFirstAndTheNestInTheLastRows) {

@@ -8,6 +8,7 @@
 
 #include "costmodel/tlp_featurizer.h"
 #include "costmodel/workload_features.h"
+#include "costmodel_fixtures.h"
 #include "search/schedule.h"
 #include "tests/search/dag_fixtures.h"
 
@@ -70,12 +71,7 @@ TEST(WorkloadFeatures, RowsAreCroppedToTheCount) {
 }
 
 FeaturizerOptions workload_options(int seq_len, int workload_rows, int nest_rows = 0) {
-  FeaturizerOptions o;
-  o.seq_len = seq_len;
-  o.emb_size = kEmb;
-  o.workload_rows = workload_rows;
-  o.nest_rows = nest_rows;
-  return o;
+  return testing::featurizer_with_rows(seq_len, kEmb, workload_rows, nest_rows);
 }
 
 TEST(WorkloadFeatures, FeaturizerPutsTheOperatorFirstThenTheSteps) {
