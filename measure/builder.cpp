@@ -45,7 +45,7 @@ BuildResult parse_build_reply(const std::string &line, long long expected_id) {
 }
 
 Builder::Builder(BuilderOptions options) : options_(std::move(options)) {
-  if (options_.worker_argv.empty()) options_.worker_argv = {sibling_executable("tlptune-build-worker")};
+  if (options_.worker_argv.empty()) options_.worker_argv = {helper_executable("tlptune-build-worker")};
   if (options_.workers < 1) options_.workers = 1;
   workers_.resize(options_.workers);
 }
@@ -55,8 +55,17 @@ Builder::~Builder() = default;
 BuildResult Builder::build_one(int w, const BuildJob &job, long long id) {
   const double start = now_seconds();
   auto &proc = workers_[w];
-  if (!proc || !proc->alive()) proc = std::make_unique<WorkerProcess>(options_.worker_argv, options_.stderr_path);
   BuildResult r;
+  if (!proc || !proc->alive()) {
+    try {
+      proc = std::make_unique<WorkerProcess>(options_.worker_argv, options_.stderr_path);
+    } catch (const WorkerError &e) {  // this runs on a pool thread: an escaping throw would abort
+      r.error = MeasureError::CompileError;
+      r.message = std::string("cannot start a build worker: ") + e.what();
+      r.seconds = now_seconds() - start;
+      return r;
+    }
+  }
   if (!proc->send(build_job_line(job, id, options_.runtime_object))) {
     r.error = MeasureError::CompileError;
     r.message = "build worker is gone: " + proc->exit_description();

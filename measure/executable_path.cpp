@@ -1,6 +1,7 @@
 #include "measure/executable_path.h"
 
 #include <climits>
+#include <stdexcept>
 #include <unistd.h>
 
 namespace tlp {
@@ -11,6 +12,15 @@ std::string sibling_executable(const std::string &name) {
   if (n <= 0) return name;
   std::string exe(buf, static_cast<size_t>(n));
   return exe.substr(0, exe.rfind('/') + 1) + name;
+}
+
+std::string helper_executable(const std::string &name) {
+  const std::string path = sibling_executable(name);
+  if (path.find('/') == std::string::npos || ::access(path.c_str(), X_OK) == 0) return path;
+  const std::string dir = path.substr(0, path.rfind('/') + 1);
+  throw std::runtime_error("tlptune's helper program " + name + " is missing from " + dir +
+                           ": tlptune, tlptune-build-worker and tlptune-runner work together and must stay in one "
+                           "folder; run tlptune from the build's bin/ folder, or copy all three together");
 }
 
 }  // namespace tlp

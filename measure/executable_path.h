@@ -9,4 +9,10 @@ namespace tlp {
 // <directory of /proc/self/exe>/<name>, or just <name> (a PATH lookup) if that fails.
 std::string sibling_executable(const std::string &name);
 
+// sibling_executable(name), checked: throws std::runtime_error naming the missing
+// program and what to do when it is not an executable file. Called before any
+// worker thread starts, so that a copied-away tlptune fails with a clear error
+// instead of an abort inside a builder thread.
+std::string helper_executable(const std::string &name);
+
 }  // namespace tlp

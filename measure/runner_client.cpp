@@ -71,7 +71,7 @@ RunResult parse_runner_reply(const std::string &line, long long expected_id) {
   }
 }
 
-std::string RunnerClient::default_runner_path() { return sibling_executable("tlptune-runner"); }
+std::string RunnerClient::default_runner_path() { return helper_executable("tlptune-runner"); }
 
 RunnerClient::RunnerClient(std::vector<std::string> runner_argv, std::string stderr_path)
     : argv_(std::move(runner_argv)), stderr_path_(std::move(stderr_path)) {}
