@@ -92,17 +92,10 @@ TEST(Cli, ATlptuneCopiedAwayFromItsHelpersSaysWhichIsMissing) {
   const std::string lone = d / "tlptune";
   fs::copy_file(TLPTUNE_PATH, lone);
   fs::permissions(lone, fs::perms::owner_all);
-  const std::string log = d / "l.jsonl";
-  const std::string cmd = quote(lone) + " tune --op matmul:M=8,N=8,K=8 --trials 1 --no-progress --log " + quote(log) +
-                          " 2>&1";
-  FILE *p = popen(cmd.c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  const int status = pclose(p);
-  ASSERT_TRUE(WIFEXITED(status)) << "killed by a signal (an abort?): " << out;
-  EXPECT_NE(WEXITSTATUS(status), 0) << out;
-  EXPECT_NE(out.find("tlptune-build-worker is missing from " + d.path()), std::string::npos) << out;
+  const CliRun r = tlp::testing::run_program(
+      lone, "tune --op matmul:M=8,N=8,K=8 --trials 1 --no-progress --log " + quote(d / "l.jsonl"));
+  EXPECT_EQ(r.code, 1) << "1 is an error exit; 134 would be an abort: " << r.output;
+  EXPECT_NE(r.output.find("tlptune-build-worker is missing from " + d.path()), std::string::npos) << r.output;
 }
 
 TEST(Cli, ShowOfMissingLogSaysSo) {

@@ -21,9 +21,9 @@ struct CliRun {
   std::string output;  // stdout and stderr together
 };
 
-// Runs `tlptune ARGS` (the path comes from the TLPTUNE_PATH compile definition).
-inline CliRun tlptune(const std::string &args) {
-  const std::string cmd = std::string(TLPTUNE_PATH) + " " + args + " 2>&1";
+// Runs `PROGRAM ARGS` through the shell (PROGRAM is quoted, ARGS is not).
+inline CliRun run_program(const std::string &program, const std::string &args) {
+  const std::string cmd = "'" + program + "' " + args + " 2>&1";
   FILE *p = popen(cmd.c_str(), "r");
   CliRun r;
   char buf[4096];
@@ -32,6 +32,9 @@ inline CliRun tlptune(const std::string &args) {
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return r;
 }
+
+// Runs `tlptune ARGS` (the path comes from the TLPTUNE_PATH compile definition).
+inline CliRun tlptune(const std::string &args) { return run_program(TLPTUNE_PATH, args); }
 
 // Every non-empty line of a JSON-lines file (a log, a bundle's jobs), parsed.
 inline std::vector<nlohmann::json> read_json_lines(const std::string &path) {
