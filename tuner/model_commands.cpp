@@ -118,11 +118,17 @@ TopkReport random_ranking(std::vector<TopkTask> tasks) {
   return mean;
 }
 
-// The best latency among a task's first k records by prediction.
-double latency_of_top(const TopkTask &t, size_t k) {
+// A task's record indices, best predicted first.
+std::vector<size_t> order_by_prediction(const TopkTask &t) {
   std::vector<size_t> order(t.latencies.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return t.predictions[a] > t.predictions[b]; });
+  return order;
+}
+
+// The best latency among a task's first k records by prediction.
+double latency_of_top(const TopkTask &t, size_t k) {
+  const std::vector<size_t> order = order_by_prediction(t);
   double best = t.latencies[order[0]];
   for (size_t i = 1; i < std::min(k, order.size()); ++i) best = std::min(best, t.latencies[order[i]]);
   return best;
@@ -139,6 +145,21 @@ void print_per_task(const std::vector<TlpTask> &tasks, const std::vector<TopkTas
     const double one = latency_of_top(t, 1), five = latency_of_top(t, 5);
     printf("%-64.64s %5zu %10.4f %10.4f %7.3f %7.3f\n", tasks[i].workload_key.c_str(), t.latencies.size(), best * 1e3,
            one * 1e3, best / one, best / five);
+  }
+}
+
+// Every record of the tasks whose workload contains `needle`, in the model's
+// order: to see which schedules a bad pick beat.
+void print_ranking(const std::vector<TlpTask> &tasks, const std::vector<TopkTask> &tk, const std::string &needle) {
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    if (tasks[i].workload_key.find(needle) == std::string::npos || tk[i].latencies.empty()) continue;
+    printf("ranking of %s (score, ms, schedule; best predicted first)\n", tasks[i].workload_key.c_str());
+    const std::vector<size_t> order = order_by_prediction(tk[i]);
+    for (size_t r = 0; r < order.size(); ++r) {
+      const size_t j = order[r];
+      printf("  %4zu %9.3f %10.4f  %s\n", r + 1, tk[i].predictions[j], tk[i].latencies[j] * 1e3,
+             tasks[i].schedules[j].to_text().c_str());
+    }
   }
 }
 
@@ -358,6 +379,7 @@ Command add_eval_command(CLI::App &app) {
     std::vector<std::string> networks;
     std::string platform;
     bool per_task = false;
+    std::string show_ranking;
   };
   auto o = std::make_shared<Options>();
   Command c;
@@ -372,6 +394,9 @@ Command add_eval_command(CLI::App &app) {
   c.app->add_option("--network", o->networks, "Network files: scores per network and task weights from them");
   c.app->add_flag("--per-task", o->per_task,
                   "Also print each task's best latency, that of the model's pick and their ratio");
+  c.app->add_option("--show-ranking", o->show_ranking,
+                    "Also print every record of the tasks whose workload contains this text, in the model's "
+                    "order (score, latency, schedule), e.g. --show-ranking stride=2");
   c.run = [o] {
     const TlpModelInfo info = read_tlp_model_info(o->models.front());
     const auto records = read_logs(o->logs);
@@ -397,6 +422,7 @@ Command add_eval_command(CLI::App &app) {
     printf("%zu tasks of %s\n", tasks.size(), platform.c_str());
     print_report(per_model.size() == 1 ? "all tasks" : "all tasks, ensemble", tk);
     if (o->per_task) print_per_task(tasks, tk);
+    if (!o->show_ranking.empty()) print_ranking(tasks, tk, o->show_ranking);
     return kExitOk;
   };
   return c;

@@ -131,6 +131,22 @@ TEST(ModelCommands, ANestModelTrainsEvaluatesPerTaskAndTunes) {
   EXPECT_EQ(tune.code, 0) << tune.output;
 }
 
+TEST(ModelCommands, EvalShowsTheRankingOfTheTasksItIsAskedAbout) {
+  TempDir d;
+  const std::string log = d / "mm.jsonl", model = d / "m.tlpm";
+  write_matmul_log(log);
+  ASSERT_EQ(tlptune("train --logs " + log + " --out " + model + kQuick).code, 0);
+  CliRun eval = tlptune("eval --model " + model + " --logs " + log + " --show-ranking K=40");
+  ASSERT_EQ(eval.code, 0) << eval.output;
+  EXPECT_NE(eval.output.find("ranking of matmul:M=64,N=64,K=40"), std::string::npos) << eval.output;
+  EXPECT_EQ(eval.output.find("ranking of matmul:M=64,N=64,K=48"), std::string::npos) << eval.output;
+  size_t rows = 0;  // one per record of the task, each with its schedule
+  for (size_t at = eval.output.find("SP(2,0,64,"); at != std::string::npos; at = eval.output.find("SP(2,0,64,", at + 1))
+    ++rows;
+  EXPECT_EQ(rows, 12u) << eval.output;
+  EXPECT_NE(eval.output.find("\n    12 "), std::string::npos) << eval.output;
+}
+
 TEST(ModelCommands, NestRowsOnWorkloadsThisBuildDoesNotKnowAreRefusedByName) {
   TempDir d;
   const std::string log = d / "two.jsonl";
