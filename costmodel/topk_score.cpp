@@ -22,20 +22,24 @@ void check(const TopkTask &t, size_t index) {
                                   "; drop failed records before scoring");
 }
 
-// The best true latency among the k records predicted best.
-double latency_at_k(const TopkTask &t, int k) {
-  std::vector<size_t> order(t.latencies.size());
+}  // namespace
+
+std::vector<size_t> ranking_order(const TopkTask &t) {
+  std::vector<size_t> order(t.predictions.size());
   std::iota(order.begin(), order.end(), size_t(0));
   // A NaN prediction ranks last (and keeps the comparison a strict weak order).
   auto key = [&](size_t i) { return std::isnan(t.predictions[i]) ? -INFINITY : t.predictions[i]; };
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(a) > key(b); });
-  const size_t top = std::min(order.size(), size_t(k));
+  return order;
+}
+
+double latency_at_k(const TopkTask &t, int k) {
+  const std::vector<size_t> order = ranking_order(t);
+  const size_t top = std::min(order.size(), size_t(std::max(k, 1)));
   double best = t.latencies[order[0]];
   for (size_t i = 1; i < top; ++i) best = std::min(best, t.latencies[order[i]]);
   return best;
 }
-
-}  // namespace
 
 double topk_score(const std::vector<TopkTask> &tasks, int k) {
   if (k < 1) throw std::invalid_argument("top-k score: k must be at least 1, got " + std::to_string(k));

@@ -10,6 +10,7 @@
 // score of a constant model is well defined. Tasks without records are ignored.
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <string>
 #include <vector>
@@ -22,6 +23,14 @@ struct TopkTask {
   double weight = 1.0;             // e.g. how often the task appears in its network
   std::string group;               // e.g. the network; for per-group scores
 };
+
+// A task's record indices, best predicted first: ties keep record order and a
+// NaN prediction ranks last. The order every score here uses.
+std::vector<size_t> ranking_order(const TopkTask &t);
+
+// The best true latency among the k records predicted best (all of them when the
+// task has fewer). The task must have records, as many predictions as latencies.
+double latency_at_k(const TopkTask &t, int k);
 
 // Throws std::invalid_argument when k < 1, a task's latencies and predictions
 // differ in length, a latency is not finite and positive, or a weight is

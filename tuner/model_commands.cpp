@@ -118,22 +118,6 @@ TopkReport random_ranking(std::vector<TopkTask> tasks) {
   return mean;
 }
 
-// A task's record indices, best predicted first.
-std::vector<size_t> order_by_prediction(const TopkTask &t) {
-  std::vector<size_t> order(t.latencies.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return t.predictions[a] > t.predictions[b]; });
-  return order;
-}
-
-// The best latency among a task's first k records by prediction.
-double latency_of_top(const TopkTask &t, size_t k) {
-  const std::vector<size_t> order = order_by_prediction(t);
-  double best = t.latencies[order[0]];
-  for (size_t i = 1; i < std::min(k, order.size()); ++i) best = std::min(best, t.latencies[order[i]]);
-  return best;
-}
-
 // One line per task: where a low score comes from. The score weighs tasks by
 // latency, so the slow operators dominate it.
 void print_per_task(const std::vector<TlpTask> &tasks, const std::vector<TopkTask> &tk) {
@@ -142,7 +126,7 @@ void print_per_task(const std::vector<TlpTask> &tasks, const std::vector<TopkTas
     const TopkTask &t = tk[i];
     if (t.latencies.empty()) continue;
     const double best = *std::min_element(t.latencies.begin(), t.latencies.end());
-    const double one = latency_of_top(t, 1), five = latency_of_top(t, 5);
+    const double one = latency_at_k(t, 1), five = latency_at_k(t, 5);
     printf("%-64.64s %5zu %10.4f %10.4f %7.3f %7.3f\n", tasks[i].workload_key.c_str(), t.latencies.size(), best * 1e3,
            one * 1e3, best / one, best / five);
   }
@@ -154,7 +138,7 @@ void print_ranking(const std::vector<TlpTask> &tasks, const std::vector<TopkTask
   for (size_t i = 0; i < tasks.size(); ++i) {
     if (tasks[i].workload_key.find(needle) == std::string::npos || tk[i].latencies.empty()) continue;
     printf("ranking of %s (score, ms, schedule; best predicted first)\n", tasks[i].workload_key.c_str());
-    const std::vector<size_t> order = order_by_prediction(tk[i]);
+    const std::vector<size_t> order = ranking_order(tk[i]);
     for (size_t r = 0; r < order.size(); ++r) {
       const size_t j = order[r];
       printf("  %4zu %9.3f %10.4f  %s\n", r + 1, tk[i].predictions[j], tk[i].latencies[j] * 1e3,

@@ -73,6 +73,15 @@ TEST(TopkScore, NanPredictionsRankLast) {
   EXPECT_DOUBLE_EQ(topk_score(t, 2), 1.0 / 2.0);
 }
 
+TEST(TopkScore, RankingOrderPutsTheBestPredictedFirstTiesInRecordOrderAndNanLast) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const TopkTask t = task({5, 4, 3, 2, 1}, {0.5f, nan, 2.0f, 0.5f, -1.0f});
+  EXPECT_EQ(ranking_order(t), std::vector<size_t>({2, 0, 3, 4, 1}));
+  EXPECT_DOUBLE_EQ(latency_at_k(t, 1), 3.0);
+  EXPECT_DOUBLE_EQ(latency_at_k(t, 4), 1.0);  // record 4, ranked fourth
+  EXPECT_DOUBLE_EQ(latency_at_k(t, 9), 1.0);
+}
+
 TEST(TopkScore, EmptyTasksAreIgnored) {
   EXPECT_DOUBLE_EQ(topk_score({}, 1), 0.0);
   const std::vector<TopkTask> t = {task({}, {}), task({2, 1}, {1.0f, 0.0f})};
