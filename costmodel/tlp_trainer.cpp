@@ -324,6 +324,7 @@ TrainResult train_flat(TlpNetwork &net, const Flat &tr, const Flat &va, const st
     if (va_all) return loss_of_scores(score_all(m, *va_all, -1), *va_all, o.loss, o.batch);
     return loss_of_scores(va_scores ? *va_scores : score_all(m, va, val_head), va, o.loss, o.batch);
   };
+  const Flat watched = o.watch ? flatten(*o.watch, net.config(), "watched") : Flat{};
   int since_best = 0;
   WeightAverage average(m->parameters());
   for (int epoch = 1; epoch <= o.epochs; ++epoch) {
@@ -362,6 +363,11 @@ TrainResult train_flat(TlpNetwork &net, const Flat &tr, const Flat &va, const st
       rep.val_top1 = topk_score(tk, 1);
       rep.val_top5 = topk_score(tk, 5);
     } else if (judged) rep.val_loss = picking_loss(nullptr);
+    if (watched.n > 0) {
+      const std::vector<TopkTask> tk = topk_tasks(score_all(m, watched, val_head), watched, *o.watch, {});
+      rep.watch_top1 = topk_score(tk, 1);
+      rep.watch_top5 = topk_score(tk, 5);
+    }
     if (judged) {
       rep.best = std::isfinite(rep.val_loss) && (result.best_epoch == 0 || rep.val_loss < result.best_val_loss);
     } else {

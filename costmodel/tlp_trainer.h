@@ -35,6 +35,8 @@ struct EpochReport {
   double val_loss = std::numeric_limits<double>::quiet_NaN();  // NaN without validation data
   double val_top1 = std::numeric_limits<double>::quiet_NaN();  // top-k scores on validation
   double val_top5 = std::numeric_limits<double>::quiet_NaN();
+  double watch_top1 = std::numeric_limits<double>::quiet_NaN();  // top-k scores on TrainOptions::watch
+  double watch_top5 = std::numeric_limits<double>::quiet_NaN();
   double lr = 0;       // the learning rate of this epoch's steps
   double seconds = 0;  // this epoch's wall time
   bool best = false;   // these weights are the best so far
@@ -61,6 +63,10 @@ struct TrainOptions {
   // keeps lr constant, as the paper does.
   bool cosine_lr = false;
   std::function<void(const EpochReport &)> on_epoch;  // called after every epoch
+  // Tasks scored after every epoch for study only (e.g. the held-out test split,
+  // to see which picking rule would have served it): their top-k scores go into
+  // the reports and never pick weights or stop training. Not owned.
+  const std::vector<TlpTask> *watch = nullptr;
 };
 
 struct TrainResult {

@@ -148,8 +148,10 @@ void print_ranking(const std::vector<TlpTask> &tasks, const std::vector<TopkTask
 }
 
 void print_epoch(const EpochReport &e) {
-  printf("epoch %3d  train %.5f  val %.5f  val top-1 %.4f  top-5 %.4f  lr %.2g  %.1f s%s\n", e.epoch, e.train_loss,
+  printf("epoch %3d  train %.5f  val %.5f  val top-1 %.4f  top-5 %.4f  lr %.2g  %.1f s%s", e.epoch, e.train_loss,
          e.val_loss, e.val_top1, e.val_top5, e.lr, e.seconds, e.best ? "  *" : "");
+  if (std::isfinite(e.watch_top1)) printf("  test top-1 %.4f  top-5 %.4f", e.watch_top1, e.watch_top5);
+  printf("\n");
   fflush(stdout);
 }
 
@@ -170,7 +172,7 @@ Command add_train_command(CLI::App &app) {
     std::string arch = "attention", loss = "rank", scaling = "log";
     int epochs = 50, batch = 256, seq_len = 25, emb_size = 22, nest_rows = 0, workload_rows = 0, threads = 0,
         patience = 10, average_from = 0;
-    bool cosine_lr = false;
+    bool cosine_lr = false, watch_test = false;
     double val_fraction = 0.1;
     std::vector<std::string> test_networks;
     uint64_t seed = 1;
@@ -223,6 +225,9 @@ Command add_train_command(CLI::App &app) {
   c.app->add_option("--val-fraction", o->val_fraction, "Share of workloads held out for validation")->capture_default_str();
   c.app->add_option("--test-network", o->test_networks,
                     "Hold out every operator of these network files for testing (whole workloads, never trained on)");
+  c.app->add_flag("--watch-test", o->watch_test,
+                  "Also print the held-out test split's top-1/top-5 after every epoch, to study how well the "
+                  "validation picks the epoch (the test scores never pick weights)");
   c.app->add_option("--platform", o->platform,
                     "Platform to train for (MTL: the target head): a platform string of the logs, TARGET@THREADS, "
                     "or a unique part of one");
@@ -300,6 +305,10 @@ Command add_train_command(CLI::App &app) {
     const std::vector<TlpTask> test = tasks_where(data.split.test, on(target));
     printf("records %zu: %zu failed, %zu in tasks too small; %zu tasks kept\n", data.stats.records,
            data.stats.failed_records, data.stats.small_task_records, data.stats.tasks);
+    if (o->watch_test) {
+      if (test.empty()) throw std::runtime_error("--watch-test needs held-out test tasks: give --test-network");
+      to.watch = &test;
+    }
     printf("platform %s%s\n", target.c_str(),
            o->target_fraction < 1 ? (", keeping " + std::to_string(o->target_fraction) + " of its records").c_str() : "");
     TrainResult tr;

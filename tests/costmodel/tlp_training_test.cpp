@@ -154,6 +154,32 @@ TEST(TlpTraining, WithoutValidationDataTheAverageIsKeptAndDiffersFromTheLastEpoc
   EXPECT_NE(a, c);
 }
 
+TEST(TlpTraining, WatchedTasksAreScoredEveryEpochAndNeverChangeTraining) {
+  Synthetic s = synthetic_dataset(TlpArch::Attention, 20, 16);
+  const std::vector<TlpTask> watched(s.split.val.begin(), s.split.val.begin() + 3);
+  TrainOptions o = quick_options(s, TlpLoss::Rank, 4);
+  o.lr = 1e-2;
+  TlpNetwork plain(s.config, 3), watching(s.config, 3);
+  const TrainResult a = train_tlp(plain, s.split.train, s.split.val, o);
+  o.watch = &watched;
+  const TrainResult b = train_tlp(watching, s.split.train, s.split.val, o);
+  ASSERT_EQ(a.history.size(), b.history.size());
+  EXPECT_EQ(a.best_epoch, b.best_epoch);
+  for (size_t i = 0; i < a.history.size(); ++i) {
+    EXPECT_DOUBLE_EQ(a.history[i].val_loss, b.history[i].val_loss) << "epoch " << i + 1;
+    EXPECT_TRUE(std::isnan(a.history[i].watch_top1));
+    EXPECT_TRUE(std::isfinite(b.history[i].watch_top1) && b.history[i].watch_top1 > 0);
+    EXPECT_GE(b.history[i].watch_top5, b.history[i].watch_top1);
+  }
+  // Without validation data the last epoch's weights are kept, so its watched
+  // scores are those of the trained network.
+  TlpNetwork last(s.config, 3);
+  const TrainResult c = train_tlp(last, s.split.train, {}, o);
+  const std::vector<TopkTask> now = predict_tasks(last, watched);
+  EXPECT_NEAR(c.history.back().watch_top1, topk_score(now, 1), 1e-9);
+  EXPECT_NEAR(c.history.back().watch_top5, topk_score(now, 5), 1e-9);
+}
+
 TEST(TlpTraining, StopsEarlyWhenValidationStopsImproving) {
   Synthetic s = synthetic_dataset(TlpArch::Attention, 12, 8);
   TlpNetwork net(s.config, 3);
