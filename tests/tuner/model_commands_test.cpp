@@ -147,6 +147,25 @@ TEST(ModelCommands, EvalShowsTheRankingOfTheTasksItIsAskedAbout) {
   EXPECT_NE(eval.output.find("\n    12 "), std::string::npos) << eval.output;
 }
 
+TEST(ModelCommands, TrainWatchTestPrintsTheTestScoresOfEveryEpochAndNeedsATestSplit) {
+  TempDir d;
+  const std::string log = d / "mm.jsonl", net = d / "net.json";
+  write_matmul_log(log);
+  std::ofstream(net) << R"({"format": 1, "name": "held", "tasks": [{"op": "matmul:M=64,N=64,K=40", "weight": 1}]})";
+  CliRun train = tlptune("train --logs " + log + " --out " + (d / "m.tlpm") + kQuick + "--test-network " + net +
+                         " --watch-test");
+  ASSERT_EQ(train.code, 0) << train.output;
+  size_t epochs = 0;  // every epoch line carries the test scores
+  for (size_t at = train.output.find("  test top-1 "); at != std::string::npos;
+       at = train.output.find("  test top-1 ", at + 1))
+    ++epochs;
+  EXPECT_EQ(epochs, 2u) << train.output;
+  CliRun none = tlptune("train --logs " + log + " --out " + (d / "n.tlpm") + kQuick + "--watch-test");
+  EXPECT_EQ(none.code, 1);
+  EXPECT_NE(none.output.find("--watch-test needs held-out test tasks: give --test-network"), std::string::npos)
+      << none.output;
+}
+
 TEST(ModelCommands, NestRowsOnWorkloadsThisBuildDoesNotKnowAreRefusedByName) {
   TempDir d;
   const std::string log = d / "two.jsonl";
