@@ -1,5 +1,6 @@
-// tlptune bench: the policy names, and the command end to end on a tiny suite (report files, resume, --check
-// passing on a re-run and failing on a stored baseline 30% faster than reality).
+// tlptune bench: the policy names, and the command end to end on a tiny suite (report files, the best kernels
+// measured again side by side, resume, --check passing on a re-run and failing on a stored baseline 30% faster
+// than reality).
 #include "tuner/bench_session.h"
 
 #include <gtest/gtest.h>
@@ -56,13 +57,27 @@ TEST(BenchCommand, WritesTheReportResumesAndChecksAgainstABaseline) {
               {"op": "softmax:M=8,N=64", "label": "sm"}]})";
   }
   const std::string base = "bench --suite " + (dir / "tiny.json") + " --policies random,evolutionary --trials 3 --out " +
-                           (dir / "out") + " --no-progress --min-seconds 0.01";
+                           (dir / "out") + " --no-progress --min-seconds 0.01 --final-rounds 2";
   const auto first = tlptune(base + " --check " + (dir / "baseline.json") + " --update-baseline");
   ASSERT_EQ(first.code, 0) << first.output;
   for (const std::string f : {"out/report.md", "out/report.json", "baseline.json"})
     EXPECT_TRUE(std::filesystem::exists(dir / f)) << f;
   EXPECT_TRUE(std::filesystem::exists(dir / "out/plots/softmax_M_8_N_64-sm-trials.svg"));
   EXPECT_NE(first.output.find("| random |"), std::string::npos) << first.output;
+
+  // Each run's best kernel was measured again, after all runs, once per round (--final-rounds 2).
+  nlohmann::json report;
+  std::ifstream(dir / "out/report.json") >> report;
+  ASSERT_EQ(report["runs"].size(), 4u);
+  for (const auto &run : report["runs"]) EXPECT_GT(run["remeasured_gflops"].get<double>(), 0) << run.dump();
+  EXPECT_NE(first.output.find("best re-measured"), std::string::npos) << first.output;
+  auto lines_of = [&](const std::string &f) {
+    std::ifstream in(dir / f);
+    int n = 0;
+    for (std::string line; std::getline(in, line);) n += !line.empty();
+    return n;
+  };
+  EXPECT_EQ(lines_of("out/finals/remeasured.jsonl"), 4 * 2);
 
   // A re-run resumes every finished run (nothing is measured again) and matches its own baseline.
   auto log_size = [&] { return std::filesystem::file_size(dir / "out/logs/random-matmul_M_32_N_32_K_32-t3-s1.jsonl"); };
@@ -71,6 +86,7 @@ TEST(BenchCommand, WritesTheReportResumesAndChecksAgainstABaseline) {
   EXPECT_EQ(again.code, 0) << again.output;
   EXPECT_NE(again.output.find("no regression"), std::string::npos) << again.output;
   EXPECT_EQ(log_size(), size_before);
+  EXPECT_EQ(lines_of("out/finals/remeasured.jsonl"), 4 * 2);
 
   // A baseline 1/0.7 times faster than what this build measures: a 30% slowdown.
   nlohmann::json b;

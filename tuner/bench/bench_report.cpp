@@ -21,6 +21,7 @@ json run_to_json(const PolicyResult &run) {
           {"model_seconds", run.model_seconds},
           {"build_seconds", run.build_seconds},
           {"run_seconds", run.run_seconds},
+          {"remeasured_gflops", run.remeasured_gflops},
           {"curve", run.curve.to_json()}};
 }
 
@@ -35,6 +36,7 @@ PolicyResult run_from_json(const json &j) {
   run.model_seconds = j.at("model_seconds").get<double>();
   run.build_seconds = j.at("build_seconds").get<double>();
   run.run_seconds = j.at("run_seconds").get<double>();
+  run.remeasured_gflops = j.value("remeasured_gflops", 0.0);  // absent in reports before 2026-12-01
   run.curve = TuningCurve::from_json(j.at("curve"));
   return run;
 }

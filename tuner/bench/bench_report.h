@@ -24,6 +24,9 @@ struct PolicyResult {
   TuningCurve curve;
   // Where the run's time went: wall clock in total, and its parts.
   double wall_seconds = 0, search_seconds = 0, model_seconds = 0, build_seconds = 0, run_seconds = 0;
+  // The run's best kernel measured again after all runs, side by side with the
+  // other runs' best kernels (the median of the rounds); 0: not measured again.
+  double remeasured_gflops = 0;
 };
 
 struct BenchPeerResult {
@@ -53,6 +56,7 @@ constexpr int kBenchReportFormat = 1;
 // The report as Markdown. Per operator (in order of first appearance) one table
 // row per policy:
 // - best GFLOP/s: the median over seeds, with min-max when there are several;
+// - when any run was measured again: the same of the re-measured best kernels;
 // - trials and seconds to 50/90/95% of the best any policy found on that operator,
 //   median over seeds, a seed that never got there counting as infinitely slow
 //   ("n/r" when the median did not get there);
@@ -63,7 +67,8 @@ constexpr int kBenchReportFormat = 1;
 //   is none; the median over pairs, a pair that never got there counting as 0
 //   ("not reached" when the median did not).
 // Then the peers' GFLOP/s and the ratio of the best tuned kernel to each, and a
-// summary of geometric means across operators.
+// summary of geometric means across operators (with the re-measured bests'
+// ratio to the baseline's when any run was measured again).
 std::string render_markdown(const BenchReport &r, const std::string &baseline_policy);
 
 // The file name stem for an operator's plots: the op, with the label appended

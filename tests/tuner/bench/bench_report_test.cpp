@@ -160,6 +160,45 @@ TEST(BenchReportMarkdown, SummaryHasGeometricMeans) {
   EXPECT_EQ(row_cells(summary, "broken")[2], "—");
 }
 
+// Bests measured again side by side: random's seeds 40 and 50 (median 45), tlp's 90
+// and 110 (median 100) on the matmul; the softmax's tlp run had no valid kernel.
+BenchReport remeasured_report() {
+  BenchReport r = small_report();
+  const double again[] = {40, 50, 90, 110, 8, 0};
+  for (size_t i = 0; i < r.runs.size(); ++i) r.runs[i].remeasured_gflops = again[i];
+  return r;
+}
+
+TEST(BenchReportMarkdown, RemeasuredBestsGetTheirOwnColumnAndSummaryRatio) {
+  const std::string md = render_markdown(remeasured_report(), "random");
+  EXPECT_NE(md.find("\"Best re-measured\""), std::string::npos);
+  const std::string mm = section(md, "mm");
+  const auto random = row_cells(mm, "random"), tlp = row_cells(mm, "tlp");
+  ASSERT_EQ(random.size(), 10u) << mm;
+  EXPECT_EQ(random[2], "55.0 (50.0–60.0)");  // the tuning runs' own bests stay
+  EXPECT_EQ(random[3], "45.0 (40.0–50.0)");
+  EXPECT_EQ(tlp[3], "100.0 (90.0–110.0)");
+  EXPECT_EQ(tlp[8], "2.50×");  // the speedups stay in their columns, one to the right
+  const auto summary = row_cells(section(md, "Summary"), "tlp");
+  ASSERT_EQ(summary.size(), 6u);
+  EXPECT_EQ(summary[2], "0.63×");
+  EXPECT_EQ(summary[3], "2.22× (1/2 ops)");  // 100 / 45; the softmax's 0 has no ratio
+}
+
+TEST(BenchReportMarkdown, NoRemeasuredColumnWhenNothingWasMeasuredAgain) {
+  const std::string md = render_markdown(small_report(), "random");
+  EXPECT_EQ(md.find("re-measured"), std::string::npos);
+}
+
+TEST(BenchReportJson, RemeasuredBestsRoundTripAndOlderReportsReadAsNotMeasured) {
+  const BenchReport r = remeasured_report();
+  const BenchReport back = BenchReport::from_json(nlohmann::json::parse(r.to_json().dump()));
+  EXPECT_EQ(back.runs[3].remeasured_gflops, 110);
+  nlohmann::json older = r.to_json();
+  for (auto &run : older["runs"]) run.erase("remeasured_gflops");
+  EXPECT_EQ(BenchReport::from_json(older).runs[3].remeasured_gflops, 0);
+}
+
 TEST(BenchReportMarkdown, MissingBaselineIsSaid) {
   const std::string mm = section(render_markdown(small_report(), "evolutionary"), "mm");
   EXPECT_EQ(row_cells(mm, "tlp")[7], "no baseline run");

@@ -1,0 +1,46 @@
+#include "tuner/side_by_side_remeasure.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "codegen/operator.h"
+#include "codegen/target.h"
+#include "measure/platform.h"
+#include "tuner/measurer.h"
+
+namespace tlp {
+namespace {
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+std::vector<double> remeasure_side_by_side(const std::vector<RemeasureKernel> &kernels, const RemeasureOptions &o,
+                                           const std::atomic<bool> &stop) {
+  std::vector<std::unique_ptr<Operator>> ops;
+  for (const RemeasureKernel &k : kernels) ops.push_back(make_operator(k.op));
+  MeasurerOptions mo;
+  mo.target = parse_target(o.target).to_string();
+  mo.threads = {o.threads > 0 ? o.threads : hardware_threads()};
+  mo.log_path = o.log_path;
+  mo.min_seconds = o.min_seconds;
+  Measurer measurer(mo);
+  std::vector<std::vector<double>> gflops(kernels.size());
+  for (int round = 0; round < o.rounds && !stop; ++round)
+    for (size_t i = 0; i < kernels.size() && !stop; ++i) {
+      const size_t k = (i + size_t(round)) % kernels.size();
+      measurer.measure(*ops[k], {kernels[k].schedule}, stop, [&](const MeasureRecord &r) {
+        if (r.ok() && r.median_cost > 0) gflops[k].push_back(ops[k]->flops() / r.median_cost / 1e9);
+      });
+    }
+  std::vector<double> out;
+  for (auto &g : gflops) out.push_back(median_of(std::move(g)));
+  return out;
+}
+
+}  // namespace tlp

@@ -1,0 +1,36 @@
+// Measures a few finished kernels again, side by side: round after round, each
+// kernel once per round, the order rotating. A tuning run's best figure is the
+// fastest of hundreds of noisy measurements, taken whenever the run happened; on
+// a shared machine that drifts by tens of percent within an hour. Measuring the
+// runs' best kernels again under the same conditions compares what each run
+// actually delivers.
+#pragma once
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "search/schedule.h"
+
+namespace tlp {
+
+struct RemeasureKernel {
+  std::string op;  // KIND:P=V,...
+  Schedule schedule;
+};
+
+struct RemeasureOptions {
+  int rounds = 3;
+  std::string target = "host";
+  int threads = 0;           // kernel threads (0: every hardware thread)
+  double min_seconds = 0.1;  // timed seconds per measurement, at least
+  std::string log_path;      // every measurement is appended here
+};
+
+// Per kernel, the median GFLOP/s over the rounds in which it measured cleanly; 0
+// when it never did. Round r starts with kernel r (mod the count), so no kernel
+// always runs first. Returns early, with what it has, when `stop` turns true.
+std::vector<double> remeasure_side_by_side(const std::vector<RemeasureKernel> &kernels, const RemeasureOptions &o,
+                                           const std::atomic<bool> &stop);
+
+}  // namespace tlp
