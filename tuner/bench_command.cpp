@@ -99,7 +99,8 @@ Command add_bench_command(CLI::App &app) {
   sub->add_option("--suites-dir", o->suites_dir, "Where suite names are looked up (default: examples/suites)");
   sub->add_option("--policies", o->policies,
                   "Comma-separated: random, evolutionary (model learns nothing), tlp (pretrained --model), "
-                  "tlp-online (model trained from scratch), LABEL=MODEL_FILE (guided by that model)")
+                  "tlp-online (model trained from scratch), LABEL=MODEL_FILE (guided by that model). The report compares "
+                  "each with random, or with the first one given when random does not run")
       ->capture_default_str();
   sub->add_option("--trials", o->trials, "Trials per run (a suite entry may set its own)")
       ->capture_default_str()
@@ -166,7 +167,8 @@ Command add_bench_command(CLI::App &app) {
               o->out_dir.c_str());
       return kExitInterrupted;
     }
-    const std::string md = write_bench_report(report, o->out_dir, "random");
+    const std::string md =
+        write_bench_report(report, o->out_dir, bench_baseline_policy(parse_bench_policies(o->policies, o->model)));
     printf("%s\nreport: %s/report.md, %s/report.json, plots in %s/plots\n", md.c_str(), o->out_dir.c_str(),
            o->out_dir.c_str(), o->out_dir.c_str());
     if (!json_path->empty()) bench_detail::write_file_atomically(*json_path, report.to_json().dump(1) + "\n");

@@ -316,6 +316,12 @@ std::vector<BenchPolicy> parse_bench_policies(const std::string &csv, const std:
   return out;
 }
 
+std::string bench_baseline_policy(const std::vector<BenchPolicy> &policies) {
+  for (const BenchPolicy &p : policies)
+    if (p.name == "random") return p.name;
+  return policies.empty() ? "random" : policies.front().name;
+}
+
 std::string resolve_suites_dir(const std::string &given) {
   if (!given.empty()) return given;
   if (fs::is_directory("examples/suites")) return "examples/suites";

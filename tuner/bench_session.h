@@ -37,6 +37,10 @@ struct BenchPolicy {
 // Throws std::runtime_error naming an unknown policy and the known ones.
 std::vector<BenchPolicy> parse_bench_policies(const std::string &csv, const std::string &tlp_model);
 
+// The policy the others are compared with: random when it runs, else the first
+// one given (e.g. "old" in old=A.tlpm,new=B.tlpm).
+std::string bench_baseline_policy(const std::vector<BenchPolicy> &policies);
+
 struct BenchOptions {
   std::string suite = "quick";  // a name in suites_dir, or a path to a suite file
   std::string suites_dir;       // empty: examples/suites here, or next to the build

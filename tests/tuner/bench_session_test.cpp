@@ -38,6 +38,11 @@ TEST(BenchPolicies, LabelEqualsFileIsTheSearchGuidedByThatModel) {
   EXPECT_THROW(parse_bench_policies("mtl=", "m.tlpm"), std::runtime_error);
 }
 
+TEST(BenchPolicies, BaselineIsRandomWhenItRunsElseTheFirstPolicy) {
+  EXPECT_EQ(bench_baseline_policy(parse_bench_policies("tlp,random", "m.tlpm")), "random");
+  EXPECT_EQ(bench_baseline_policy(parse_bench_policies("old=a.tlpm,new=b.tlpm", "m.tlpm")), "old");
+}
+
 TEST(BenchPolicies, UnknownNameListsTheKnownOnes) {
   try {
     parse_bench_policies("random,ansor", "m.tlpm");
