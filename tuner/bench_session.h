@@ -59,7 +59,7 @@ struct BenchOptions {
   // After all runs, each run's best kernel is measured again this many rounds,
   // side by side with the other runs' (0: not): the best figures then compare
   // under the same conditions, free of the drift between runs.
-  int final_rounds = 3;
+  int final_rounds = 5;
   bool progress = true;
 };
 

@@ -20,7 +20,7 @@ struct RemeasureKernel {
 };
 
 struct RemeasureOptions {
-  int rounds = 3;
+  int rounds = 5;
   std::string target = "host";
   int threads = 0;           // kernel threads (0: every hardware thread)
   double min_seconds = 0.1;  // timed seconds per measurement, at least
