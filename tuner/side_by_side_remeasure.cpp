@@ -1,27 +1,18 @@
 #include "tuner/side_by_side_remeasure.h"
 
-#include <algorithm>
 #include <memory>
 
 #include "codegen/operator.h"
 #include "codegen/target.h"
 #include "measure/platform.h"
+#include "tuner/bench/bench_report_internal.h"
 #include "tuner/measurer.h"
 
 namespace tlp {
-namespace {
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-}  // namespace
 
 std::vector<double> remeasure_side_by_side(const std::vector<RemeasureKernel> &kernels, const RemeasureOptions &o,
                                            const std::atomic<bool> &stop) {
+  if (kernels.empty()) return {};
   std::vector<std::unique_ptr<Operator>> ops;
   for (const RemeasureKernel &k : kernels) ops.push_back(make_operator(k.op));
   MeasurerOptions mo;
@@ -39,7 +30,7 @@ std::vector<double> remeasure_side_by_side(const std::vector<RemeasureKernel> &k
       });
     }
   std::vector<double> out;
-  for (auto &g : gflops) out.push_back(median_of(std::move(g)));
+  for (const auto &g : gflops) out.push_back(g.empty() ? 0 : bench_detail::median(g));
   return out;
 }
 
