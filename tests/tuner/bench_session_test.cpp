@@ -83,6 +83,16 @@ TEST(BenchCommand, WritesTheReportResumesAndChecksAgainstABaseline) {
     return n;
   };
   EXPECT_EQ(lines_of("out/finals/remeasured.jsonl"), 4 * 2);
+  // Round 2 starts with the second run's kernel and ends with the first's.
+  std::vector<nlohmann::json> finals;
+  std::ifstream in(dir / "out/finals/remeasured.jsonl");
+  for (std::string line; std::getline(in, line);) finals.push_back(nlohmann::json::parse(line));
+  ASSERT_EQ(finals.size(), 8u);
+  EXPECT_EQ(finals[4]["schedule"], finals[1]["schedule"]);
+  EXPECT_EQ(finals[4]["workload"], finals[1]["workload"]);
+  EXPECT_EQ(finals[7]["schedule"], finals[0]["schedule"]);
+  EXPECT_EQ(finals[7]["workload"], finals[0]["workload"]);
+  EXPECT_NE(finals[5]["workload"], finals[4]["workload"]);  // the runs' kernels take turns
 
   // A re-run resumes every finished run (nothing is measured again) and matches its own baseline.
   auto log_size = [&] { return std::filesystem::file_size(dir / "out/logs/random-matmul_M_32_N_32_K_32-t3-s1.jsonl"); };
