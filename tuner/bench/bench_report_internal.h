@@ -1,5 +1,5 @@
 // Shared by the report's renderers: the runs grouped by operator and policy, and
-// the median.
+// the median (which the bench's re-measurement of best kernels uses too).
 #pragma once
 
 #include <string>
