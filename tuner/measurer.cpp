@@ -92,6 +92,10 @@ std::string Measurer::task_dir(const Operator &op) {
   return dir;
 }
 
+std::string Measurer::build_dir(size_t i) const {
+  return (fs::path(work_->path()) / ("b" + std::to_string(batches_) + "_" + std::to_string(i))).string();
+}
+
 std::string Measurer::run_key(const std::string &platform, const std::string &workload_key, const Schedule &s) {
   return platform + "|" + workload_key + "|" + s.to_text();
 }
@@ -115,10 +119,7 @@ std::vector<MeasureRecord> Measurer::measure(const Operator &op, const std::vect
   if (schedules.empty()) return {};
   const std::string data = o_.build_only ? std::string() : task_dir(op);
   std::vector<BuildJob> jobs;
-  for (size_t i = 0; i < schedules.size(); ++i) {
-    const std::string dir = (fs::path(work_->path()) / ("b" + std::to_string(batches_) + "_" + std::to_string(i))).string();
-    jobs.push_back({key, o_.target, schedules[i], dir});
-  }
+  for (size_t i = 0; i < schedules.size(); ++i) jobs.push_back({key, o_.target, schedules[i], build_dir(i)});
   ++batches_;
   const double tb = steady_seconds();
   std::vector<BuildResult> built = builder_->build(jobs);
@@ -127,47 +128,82 @@ std::vector<MeasureRecord> Measurer::measure(const Operator &op, const std::vect
   for (size_t i = 0; i < schedules.size() && !stop; ++i) {
     for (size_t t : wanted[i]) {
       if (stop) break;
-      MeasureRecord rec;
-      rec.workload_key = key;
-      rec.target = o_.target;
-      rec.platform = platforms_[t];
-      rec.schedule = schedules[i];
-      rec.build_seconds = built[i].seconds;
-      rec.error = built[i].error;
-      rec.error_message = built[i].message;
-      rec.ptxas = built[i].ptxas;
-      if (built[i].error == MeasureError::None && o_.build_only) {
-        rec.error = MeasureError::NotRun;
-      } else if (built[i].error == MeasureError::None) {
-        RunJob job;
-        job.artifact = built[i].artifact;
-        job.entry = Builder::kEntryPoint;
-        job.data_dir = data;
-        job.min_repeats = o_.min_repeats;
-        job.min_seconds = o_.min_seconds;
-        job.threads = o_.threads[t];
-        if (parse_target(o_.target).has_gpu_feature()) job.device = "cuda";
-        const double tr = steady_seconds();
-        RunResult run = runner_->run(job, o_.run_timeout);
-        times_.run += steady_seconds() - tr;
-        rec.error = run.error;
-        rec.error_message = run.message;
-        rec.costs = run.costs;
-        rec.median_cost = run.median;
-        rec.run_seconds = run.seconds_taken;
-      }
-      rec.timestamp = unix_seconds();
-      if (log_) {
-        log_->append(rec);
-        ++logged_;
-      }
-      on_record(rec);
-      out.push_back(std::move(rec));
+      out.push_back(run_and_log(key, schedules[i], built[i], t, data));
+      on_record(out.back());
     }
     std::error_code ec;
     fs::remove_all(jobs[i].dir, ec);
   }
   return out;
+}
+
+MeasureRecord Measurer::run_and_log(const std::string &workload_key, const Schedule &schedule, const BuildResult &built,
+                                    size_t thread_index, const std::string &data_dir) {
+  MeasureRecord rec;
+  rec.workload_key = workload_key;
+  rec.target = o_.target;
+  rec.platform = platforms_[thread_index];
+  rec.schedule = schedule;
+  rec.build_seconds = built.seconds;
+  rec.error = built.error;
+  rec.error_message = built.message;
+  rec.ptxas = built.ptxas;
+  if (built.error == MeasureError::None && o_.build_only) {
+    rec.error = MeasureError::NotRun;
+  } else if (built.error == MeasureError::None) {
+    RunJob job;
+    job.artifact = built.artifact;
+    job.entry = Builder::kEntryPoint;
+    job.data_dir = data_dir;
+    job.min_repeats = o_.min_repeats;
+    job.min_seconds = o_.min_seconds;
+    job.threads = o_.threads[thread_index];
+    if (parse_target(o_.target).has_gpu_feature()) job.device = "cuda";
+    const double tr = steady_seconds();
+    RunResult run = runner_->run(job, o_.run_timeout);
+    times_.run += steady_seconds() - tr;
+    rec.error = run.error;
+    rec.error_message = run.message;
+    rec.costs = run.costs;
+    rec.median_cost = run.median;
+    rec.run_seconds = run.seconds_taken;
+  }
+  rec.timestamp = unix_seconds();
+  if (log_) {
+    log_->append(rec);
+    ++logged_;
+  }
+  return rec;
+}
+
+void Measurer::measure_side_by_side(const std::vector<const Operator *> &ops, const std::vector<Schedule> &schedules,
+                                    int rounds, const std::atomic<bool> &stop,
+                                    const std::function<void(size_t, const MeasureRecord &)> &on_record) {
+  if (ops.size() != schedules.size()) throw std::logic_error("measure_side_by_side: one operator per schedule");
+  if (schedules.empty() || o_.build_only) return;
+  std::vector<BuildJob> jobs;
+  std::vector<std::string> data;
+  for (size_t i = 0; i < schedules.size(); ++i) {
+    jobs.push_back({ops[i]->workload().key(), o_.target, schedules[i], build_dir(i)});
+    data.push_back(task_dir(*ops[i]));
+  }
+  ++batches_;
+  const double tb = steady_seconds();
+  const std::vector<BuildResult> built = builder_->build(jobs);
+  times_.build += steady_seconds() - tb;
+  // A kernel that no longer builds (a timeout on a busy machine) is logged once.
+  for (size_t i = 0; i < built.size() && !stop; ++i)
+    if (built[i].error != MeasureError::None)
+      for (size_t t = 0; t < o_.threads.size(); ++t) on_record(i, run_and_log(jobs[i].workload_key, schedules[i], built[i], t, data[i]));
+  for (int round = 0; round < rounds && !stop; ++round)
+    for (size_t n = 0; n < schedules.size() && !stop; ++n) {
+      const size_t i = (n + size_t(round)) % schedules.size();
+      if (built[i].error != MeasureError::None) continue;
+      for (size_t t = 0; t < o_.threads.size() && !stop; ++t)
+        on_record(i, run_and_log(jobs[i].workload_key, schedules[i], built[i], t, data[i]));
+    }
+  std::error_code ec;
+  for (const BuildJob &j : jobs) fs::remove_all(j.dir, ec);
 }
 
 }  // namespace tlp

@@ -70,6 +70,16 @@ class Measurer {
                                      const std::function<void(const MeasureRecord &)> &on_record,
                                      const std::unordered_set<std::string> *skip = nullptr);
 
+  // Builds each schedule once (schedules[i] of ops[i]), then runs them all `rounds`
+  // times, round after round, each once per round and per thread count; round r
+  // starts with kernel r (mod the count), so none always runs first. Every record
+  // is logged, then passed to `on_record` with its kernel's index. A kernel that
+  // fails to build gets one failed record. Nothing is run when only building.
+  // Returns early when `stop` turns true.
+  void measure_side_by_side(const std::vector<const Operator *> &ops, const std::vector<Schedule> &schedules,
+                            int rounds, const std::atomic<bool> &stop,
+                            const std::function<void(size_t, const MeasureRecord &)> &on_record);
+
   // The platforms this measurer's records carry, one per thread count.
   const std::vector<std::string> &platforms() const { return platforms_; }
 
@@ -81,6 +91,11 @@ class Measurer {
 
  private:
   std::string task_dir(const Operator &op);
+  std::string build_dir(size_t candidate) const;  // of the batch being built
+  // Runs one built candidate with thread count `thread_index` (unless the build
+  // failed or only building), logs the record and returns it.
+  MeasureRecord run_and_log(const std::string &workload_key, const Schedule &schedule, const BuildResult &built,
+                            size_t thread_index, const std::string &data_dir);
 
   MeasurerOptions o_;
   std::vector<std::string> platforms_;

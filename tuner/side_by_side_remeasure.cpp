@@ -21,14 +21,16 @@ std::vector<double> remeasure_side_by_side(const std::vector<RemeasureKernel> &k
   mo.log_path = o.log_path;
   mo.min_seconds = o.min_seconds;
   Measurer measurer(mo);
+  std::vector<const Operator *> op_of;
+  std::vector<Schedule> schedules;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    op_of.push_back(ops[i].get());
+    schedules.push_back(kernels[i].schedule);
+  }
   std::vector<std::vector<double>> gflops(kernels.size());
-  for (int round = 0; round < o.rounds && !stop; ++round)
-    for (size_t i = 0; i < kernels.size() && !stop; ++i) {
-      const size_t k = (i + size_t(round)) % kernels.size();
-      measurer.measure(*ops[k], {kernels[k].schedule}, stop, [&](const MeasureRecord &r) {
-        if (r.ok() && r.median_cost > 0) gflops[k].push_back(ops[k]->flops() / r.median_cost / 1e9);
-      });
-    }
+  measurer.measure_side_by_side(op_of, schedules, o.rounds, stop, [&](size_t k, const MeasureRecord &r) {
+    if (r.ok() && r.median_cost > 0) gflops[k].push_back(ops[k]->flops() / r.median_cost / 1e9);
+  });
   std::vector<double> out;
   for (const auto &g : gflops) out.push_back(g.empty() ? 0 : bench_detail::median(g));
   return out;
