@@ -144,6 +144,7 @@ PolicyResult run_once(const BenchOptions &o, const RunPlan &plan, const std::ato
   t.update_records = o.update_records;
   t.sampled_share = o.sampled_share;
   t.progress = o.progress;
+  t.final_top = 0;  // the bench measures every run's best again itself, side by side across runs (finals/)
   const double start = unix_seconds();
   const TuneSummary s = run_tuning(t, stop);
   finished = !s.interrupted;

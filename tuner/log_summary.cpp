@@ -1,9 +1,15 @@
 #include "tuner/log_summary.h"
 
+#include <unordered_map>
+
+#include "measure/kernel_cost_table.h"
+
 namespace tlp {
 
 std::vector<TaskSummary> summarize_tasks(const std::vector<MeasureRecord> &records) {
   std::vector<TaskSummary> tasks;
+  std::vector<KernelCostTable> costs;
+  std::vector<std::unordered_map<std::string, const MeasureRecord *>> record_of;  // per task: a valid record per kernel
   std::map<std::string, size_t> index;
   for (const auto &r : records) {
     const std::string key = r.workload_key + "|" + r.target + "|" + r.platform;
@@ -11,15 +17,25 @@ std::vector<TaskSummary> summarize_tasks(const std::vector<MeasureRecord> &recor
     if (it == index.end()) {
       it = index.emplace(key, tasks.size()).first;
       tasks.push_back({r.workload_key, r.target, r.platform});
+      costs.emplace_back();
+      record_of.emplace_back();
     }
     TaskSummary &t = tasks[it->second];
     ++t.records;
+    costs[it->second].add(r);
     if (!r.ok()) {
       ++t.errors[measure_error_name(r.error)];
       continue;
     }
     ++t.ok;
-    if (!t.best || r.median_cost < t.best->median_cost) t.best = &r;
+    record_of[it->second].try_emplace(r.schedule.to_text(), &r);
+  }
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    if (!costs[i].has_best()) continue;
+    const std::string &best = costs[i].best_key();
+    tasks[i].best = record_of[i].at(best);
+    tasks[i].best_cost = costs[i].best_cost();
+    tasks[i].best_measurements = costs[i].measurements(best);
   }
   return tasks;
 }

@@ -1,6 +1,7 @@
 // Groups a log's records by task (workload, target and platform: one build target
-// run with 1 and 2 threads is two tasks) and finds each task's best valid
-// measurement. Shared by `show` and `replay`.
+// run with 1 and 2 threads is two tasks) and finds each task's best kernel: the
+// lowest median over each kernel's measurements (measure/kernel_cost_table.h).
+// Shared by `show` and `replay`.
 #pragma once
 
 #include <map>
@@ -18,7 +19,9 @@ struct TaskSummary {
   int records = 0;
   int ok = 0;
   std::map<std::string, int> errors;
-  const MeasureRecord *best = nullptr;  // points into the records passed in
+  const MeasureRecord *best = nullptr;  // a valid record of the best kernel; points into the records passed in
+  double best_cost = 0;                 // seconds: the median over the best kernel's measurements
+  int best_measurements = 0;            // how many there are
 };
 
 // In order of first appearance in the log.

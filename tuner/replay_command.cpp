@@ -85,8 +85,8 @@ Command add_replay_command(CLI::App &app) {
       std::ofstream(dir / "schedule.cc") << "// Halide schedule for " << t.workload << " on " << t.target
                                          << ", found by tlptune\n" << k.schedule_source;
       nlohmann::json info = {{"workload", t.workload},     {"target", t.target}, {"platform", t.platform},
-                             {"function", name},           {"median_seconds", t.best->median_cost},
-                             {"gflops", op->flops() / t.best->median_cost / 1e9},
+                             {"function", name},           {"median_seconds", t.best_cost},
+                             {"measurements", t.best_measurements}, {"gflops", op->flops() / t.best_cost / 1e9},
                              {"schedule", t.best->schedule.to_text()},
                              {"input_shapes", op->input_shapes()}, {"output_shape", op->output_shape()}};
       std::ofstream(dir / "kernel.json") << info.dump(2) << "\n";

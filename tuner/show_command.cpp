@@ -46,10 +46,14 @@ Command add_show_command(CLI::App &app) {
       nlohmann::json j = {{"workload", t.workload}, {"target", t.target},   {"platform", t.platform},
                           {"records", t.records},   {"valid", t.ok},         {"errors", t.errors}};
       if (t.best) {
-        const double gf = gflops_of(t.workload, t.best->median_cost);
-        printf("  best      %.4f ms, %.2f GFLOP/s\n  schedule  %s\n", t.best->median_cost * 1e3, gf,
-               t.best->schedule.to_text().c_str());
-        j["best"] = {{"cost_seconds", t.best->median_cost}, {"gflops", gf}, {"schedule", t.best->schedule.to_text()}};
+        const double gf = gflops_of(t.workload, t.best_cost);
+        printf("  best      %.4f ms, %.2f GFLOP/s", t.best_cost * 1e3, gf);
+        if (t.best_measurements > 1) printf(" (median of %d measurements)", t.best_measurements);
+        printf("\n  schedule  %s\n", t.best->schedule.to_text().c_str());
+        j["best"] = {{"cost_seconds", t.best_cost},
+                     {"gflops", gf},
+                     {"measurements", t.best_measurements},
+                     {"schedule", t.best->schedule.to_text()}};
       }
       printf("\n");
       out.push_back(j);

@@ -1,7 +1,9 @@
 #include "tuner/wall_clock.h"
 #include "tuner/task_tuner.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <cstdio>
 #include <limits>
 
@@ -45,19 +47,20 @@ TaskTuner::TaskTuner(const std::string &op_spec, const Halide::Target &target, c
 }
 
 void TaskTuner::consider(const MeasureRecord &r) {
-  if (!r.ok() || (sum_.found && r.median_cost >= sum_.best_cost)) return;
-  sum_.found = true;
-  sum_.best_cost = r.median_cost;
-  sum_.best_gflops = op_->flops() / r.median_cost / 1e9;
-  sum_.best_schedule = r.schedule;
+  costs_.add(r);
+  if (r.ok()) schedule_of_.try_emplace(r.schedule.to_text(), r.schedule);
+  sum_.found = costs_.has_best();
+  if (!sum_.found) return;
+  sum_.best_cost = costs_.best_cost();
+  sum_.best_gflops = op_->flops() / sum_.best_cost / 1e9;
+  sum_.best_schedule = schedule_of_.at(costs_.best_key());
 }
 
 void TaskTuner::load_prior(const std::vector<MeasureRecord> &records, bool resume) {
   for (const auto &r : records) {
     if (r.workload_key != sum_.workload || r.target != sum_.target || r.platform != sum_.platform) continue;
-    if (!measured_.insert(r.schedule.to_text()).second) continue;
-    consider(r);
-    ++sum_.skipped_known;
+    consider(r);  // every measurement of a kernel counts toward its figure
+    if (measured_.insert(r.schedule.to_text()).second) ++sum_.skipped_known;
   }
   if (resume) sum_.trials_total = sum_.skipped_known;
 }
@@ -103,6 +106,44 @@ int TaskTuner::round(Measurer &m, int n, const std::atomic<bool> &stop, const st
   }
   sum_.search_seconds += steady_seconds() - to;
   return int(costs.size());
+}
+
+void TaskTuner::measure_best_again(Measurer &m, int top, int rounds, const std::atomic<bool> &stop,
+                                   const std::function<void()> &on_record) {
+  if (top <= 0 || rounds <= 0) return;
+  const double t0 = steady_seconds();
+  const MeasureTimes before = m.times();
+  std::map<std::string, size_t> final_of;  // schedule text -> index in sum_.finals
+  for (int pass = 0; pass < 3 && !stop; ++pass) {
+    std::vector<Schedule> due;
+    for (const std::string &key : costs_.cheapest(size_t(top))) {
+      if (costs_.measurements(key) >= 1 + rounds) continue;
+      due.push_back(schedule_of_.at(key));
+      if (final_of.emplace(key, sum_.finals.size()).second)
+        sum_.finals.push_back({key, costs_.cost(key), costs_.cost(key), costs_.measurements(key), ""});
+    }
+    if (due.empty()) break;
+    const std::vector<const Operator *> ops(due.size(), op_.get());
+    m.measure_side_by_side(ops, due, rounds, stop, [&](size_t, const MeasureRecord &rec) {
+      if (rec.platform != sum_.platform) return;
+      consider(rec);
+      ++sum_.remeasured;
+      FinalKernel &f = sum_.finals[final_of.at(rec.schedule.to_text())];
+      if (costs_.ruled_out(f.schedule) && f.ruled_out_by.empty()) f.ruled_out_by = measure_error_name(rec.error);
+      on_record();
+    });
+  }
+  for (FinalKernel &f : sum_.finals) {
+    f.cost = costs_.cost(f.schedule);
+    f.measurements = costs_.measurements(f.schedule);
+  }
+  std::sort(sum_.finals.begin(), sum_.finals.end(), [](const FinalKernel &a, const FinalKernel &b) {
+    if (a.ruled_out_by.empty() != b.ruled_out_by.empty()) return a.ruled_out_by.empty();
+    return a.cost < b.cost;
+  });
+  sum_.build_seconds += m.times().build - before.build;
+  sum_.run_seconds += m.times().run - before.run;
+  sum_.final_seconds += steady_seconds() - t0;
 }
 
 void TaskTuner::finish() {

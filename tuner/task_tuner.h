@@ -7,9 +7,11 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "codegen/operator.h"
+#include "measure/kernel_cost_table.h"
 #include "search/cost_model.h"
 #include "search/schedule_space.h"
 #include "search/search_policy.h"
@@ -42,6 +44,14 @@ class TaskTuner {
   // The candidates the last round proposed (also those left unmeasured by a stop).
   const std::vector<Schedule> &last_round() const { return last_round_; }
 
+  // Measures the `top` fastest kernels again, side by side, until each has at
+  // least 1 + `rounds` measurements; a kernel's figure is then the median of them
+  // (measure/kernel_cost_table.h). A kernel measured again can drop out of the top
+  // and let one measured once in, so this takes up to three passes. Fills
+  // summary().finals.
+  void measure_best_again(Measurer &m, int top, int rounds, const std::atomic<bool> &stop,
+                          const std::function<void()> &on_record);
+
   // Fills in the Halide source of the best kernel and the policy's model time.
   void finish();
 
@@ -56,6 +66,8 @@ class TaskTuner {
   std::unique_ptr<ScheduleSpace> space_;
   std::unique_ptr<SearchPolicy> policy_;
   std::unordered_set<std::string> measured_;
+  KernelCostTable costs_;                              // this task's platform only
+  std::unordered_map<std::string, Schedule> schedule_of_;  // of every kernel in costs_
   std::vector<Schedule> last_round_;
   TuneSummary sum_;
   bool model_update_failed_ = false;  // warned once

@@ -16,6 +16,13 @@
 namespace tlp {
 namespace {
 
+// Which kernel was fastest by its figure before the fastest were measured again.
+std::string min_first_cost_schedule(const std::vector<FinalKernel> &finals) {
+  const auto it = std::min_element(finals.begin(), finals.end(),
+                                   [](const FinalKernel &a, const FinalKernel &b) { return a.first_cost < b.first_cost; });
+  return it->schedule;
+}
+
 void print_network_summary(const NetworkSummary &n) {
   printf("\nnetwork    %s\ntrials     %d\ntime       %.1f s\n\n", n.network.c_str(), n.trials_total, n.wall_seconds);
   printf("%-72s %6s %7s %10s %9s\n", "task", "weight", "trials", "best ms", "GFLOP/s");
@@ -27,6 +34,17 @@ void print_network_summary(const NetworkSummary &n) {
     else
       printf("%-72s %6g %7d %10s %9s\n", t.workload.c_str(), n.weights[i], t.trials_total, "none", "-");
   }
+  int again = 0, changed = 0;
+  double final_seconds = 0;
+  for (const TuneSummary &t : n.tasks) {
+    again += !t.finals.empty();
+    changed += !t.finals.empty() && t.finals.front().schedule != min_first_cost_schedule(t.finals);
+    final_seconds += t.final_seconds;
+  }
+  if (again)
+    printf("\nmeasured again: the fastest kernels of %d tasks, side by side (%.1f s); %d tasks have a different best "
+           "for it\n",
+           again, final_seconds, changed);
   const double lat = n.estimated_latency();
   if (std::isfinite(lat)) printf("\nestimated network latency: %.3f ms (sum of weight x best latency)\n", lat * 1e3);
   else printf("\nestimated network latency: unknown (some tasks have no valid kernel yet; give more --trials)\n");
@@ -52,6 +70,24 @@ void print_build_only(const TuneSummary &s) {
   printf("time       %.1f s (search %.1f, build %.1f)\n", s.wall_seconds, s.search_seconds, s.build_seconds);
 }
 
+// The fastest kernels measured again: what each measured first and the median
+// over all its measurements, so a user sees how far one figure can be trusted.
+void print_finals(const TuneSummary &s) {
+  if (s.finals.empty()) return;
+  printf("again      %zu of the fastest kernels measured again side by side (%.1f s); a kernel's figure is the "
+         "median of its measurements\n",
+         s.finals.size(), s.final_seconds);
+  for (const FinalKernel &f : s.finals) {
+    const std::string head = f.schedule.size() > 60 ? f.schedule.substr(0, 57) + "..." : f.schedule;
+    if (!f.ruled_out_by.empty())
+      printf("           %.4f ms -> ruled out (%s when run again)  %s\n", f.first_cost * 1e3, f.ruled_out_by.c_str(),
+             head.c_str());
+    else
+      printf("           %.4f ms -> %.4f ms over %d measurements  %s\n", f.first_cost * 1e3, f.cost * 1e3,
+             f.measurements, head.c_str());
+  }
+}
+
 void print_summary(const TuneSummary &s) {
   printf("\nworkload   %s\ntarget     %s\ntrials     %d (%d measured now, %d known from the log)\n", s.workload.c_str(),
          s.target.c_str(), s.trials_total, s.measured_now, s.skipped_known);
@@ -66,6 +102,7 @@ void print_summary(const TuneSummary &s) {
     printf("best       none: no candidate compiled and passed the correctness check\n");
     return;
   }
+  print_finals(s);
   printf("best       %.4f ms, %.2f GFLOP/s\nschedule   %s\n\nHalide schedule:\n%s", s.best_cost * 1e3, s.best_gflops,
          s.best_schedule.to_text().c_str(), s.best_halide_source.c_str());
 }
@@ -106,6 +143,16 @@ Command add_tune_command(CLI::App &app) {
   sub->add_option("--update-records", o->update_records,
                   "Records each fine-tuning trains on: the newest half and a draw of older ones (default: the "
                   "model's, 0: all seen)");
+  sub->add_option("--final-top", o->final_top,
+                  "At the end, measure this many of the fastest kernels again (0: don't); on a busy machine one "
+                  "lucky measurement can make a slower kernel look fastest")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--final-rounds", o->final_rounds,
+                  "Rounds of measuring the fastest again, side by side; the best is then the lowest median over each "
+                  "kernel's measurements, and one that fails when run again is ruled out (0: skip)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   sub->add_option("--log", o->log_path, "JSON-lines log; records are appended, never rewritten (required unless --build-only)");
   sub->add_option("--runner", o->runner_command,
                   "Start the runner with this shell command, e.g. 'ssh gpu-host /opt/tlptune/tlptune-runner' (it must "

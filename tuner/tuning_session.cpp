@@ -58,6 +58,8 @@ std::vector<MeasureRecord> prior_records(const std::string &log_path) {
   return std::move(prior.records);
 }
 
+bool measures_best_again(const TuneOptions &o) { return !o.build_only && o.final_top > 0 && o.final_rounds > 0; }
+
 std::string tune_platform(const TuneOptions &o, const Halide::Target &target) {
   return measurement_platform(target.to_string(), o.threads > 0 ? o.threads : hardware_threads(), o.build_only,
                               o.runner_command);
@@ -89,6 +91,17 @@ nlohmann::json TuneSummary::to_json() const {
                         {"model", model_seconds},
                         {"build", build_seconds},
                         {"run", run_seconds}}}};
+  if (!finals.empty() || remeasured) {
+    j["time_seconds"]["final"] = final_seconds;
+    j["remeasured"] = remeasured;
+    j["finals"] = nlohmann::json::array();
+    for (const FinalKernel &f : finals)
+      j["finals"].push_back({{"schedule", f.schedule},
+                             {"first_cost_seconds", f.first_cost},
+                             {"cost_seconds", f.cost},
+                             {"measurements", f.measurements},
+                             {"ruled_out_by", f.ruled_out_by}});
+  }
   if (!registers.empty()) j["gpu"] = {{"registers", registers}, {"spilling", spilling}};
   if (found) {
     j["best"] = {{"cost_seconds", best_cost},
@@ -126,9 +139,15 @@ TuneSummary run_tuning(const TuneOptions &o, const std::atomic<bool> &stop) {
     }
   }
   if (o.progress) bar.finish();
+  if (!stop && sum.found && measures_best_again(o)) {
+    if (o.progress)
+      fprintf(stderr, "measuring the fastest %d kernels again, %d rounds side by side (--final-rounds 0 skips this)\n",
+              o.final_top, o.final_rounds);
+    task.measure_best_again(measurer, o.final_top, o.final_rounds, stop, [] {});
+  }
   task.finish();
   TuneSummary out = task.summary();
-  out.interrupted = stop && out.trials_total < o.trials;
+  out.interrupted = stop;  // also mid-way through measuring the fastest again: --resume finishes that
   out.wall_seconds = steady_seconds() - t0;
   return out;
 }
@@ -220,12 +239,20 @@ NetworkSummary run_network_tuning(const TuneOptions &o, const std::string &netwo
     }
   }
   if (o.progress) bar.finish();
+  if (!stop && measures_best_again(o)) {
+    ProgressBar again("measuring each task's fastest " + std::to_string(o.final_top) + " again", int(tasks.size()));
+    for (size_t i = 0; i < tasks.size() && !stop; ++i) {
+      if (tasks[i]->summary().found) tasks[i]->measure_best_again(measurer, o.final_top, o.final_rounds, stop, [] {});
+      if (o.progress) again.update(int(i) + 1, latency_text());
+    }
+    if (o.progress) again.finish();
+  }
   for (auto &t : tasks) {
     t->finish();
     out.tasks.push_back(t->summary());
   }
   out.trials_total = spent;
-  out.interrupted = stop && spent < o.trials;
+  out.interrupted = stop;  // also mid-way through measuring the fastest again: --resume finishes that
   out.wall_seconds = steady_seconds() - t0;
   return out;
 }

@@ -41,6 +41,20 @@ struct TuneOptions {
   bool progress = true;
   bool build_only = false;   // build and validate candidates, never run them (GPU targets here)
   std::string runner_command;  // empty: the local tlptune-runner (see MeasurerOptions)
+  // At the end, the final_top fastest kernels are measured again, final_rounds
+  // times side by side, and the best is the lowest median over each kernel's
+  // measurements (measure/kernel_cost_table.h). 0 for either skips it.
+  int final_top = 3;
+  int final_rounds = 3;
+};
+
+// One of a run's fastest kernels, measured again at the end.
+struct FinalKernel {
+  std::string schedule;      // its text
+  double first_cost = 0;     // seconds: its figure before it was measured again
+  double cost = 0;           // seconds: the median over all its measurements since (0 when ruled out)
+  int measurements = 0;      // in that median
+  std::string ruled_out_by;  // the error of a run that failed when run again; empty if none
 };
 
 struct TuneSummary {
@@ -59,7 +73,12 @@ struct TuneSummary {
   double best_gflops = 0;
   Schedule best_schedule;
   std::string best_halide_source;
+  // The fastest kernels measured again at the end: kept ones fastest first, then
+  // the ruled-out ones. remeasured counts those records (not trials).
+  std::vector<FinalKernel> finals;
+  int remeasured = 0;
   double wall_seconds = 0, search_seconds = 0, model_seconds = 0, build_seconds = 0, run_seconds = 0;
+  double final_seconds = 0;  // measuring the fastest again (its build and run time are in those, too)
   // GPU builds: registers per thread of each candidate ptxas accepted, and how many spilled.
   std::vector<int> registers;
   int spilling = 0;
