@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "measure/kernel_cost_table.h"
+
 namespace tlp {
 
 double TlpTask::min_cost() const {
@@ -27,21 +29,33 @@ void compute_labels(TlpTask &task) {
 std::vector<TlpTask> build_tasks(const std::vector<MeasureRecord> &records, DatasetBuildStats *stats) {
   DatasetBuildStats st;
   st.records = records.size();
-  std::map<std::pair<std::string, std::string>, TlpTask> groups;
+  struct Group {
+    TlpTask task;
+    std::vector<std::string> keys;  // per schedule, its text
+    KernelCostTable costs;
+  };
+  std::map<std::pair<std::string, std::string>, Group> groups;
   for (const MeasureRecord &r : records) {
     if (!r.ok() || !usable_cost(r.median_cost)) {
       ++st.failed_records;
       continue;
     }
-    TlpTask &t = groups[{r.workload_key, r.platform}];
-    t.workload_key = r.workload_key;
-    t.platform = r.platform;
-    t.schedules.push_back(r.schedule);
-    t.costs.push_back(r.median_cost);
+    Group &g = groups[{r.workload_key, r.platform}];
+    const std::string key = r.schedule.to_text();
+    if (g.costs.measurements(key) == 0) {
+      g.task.schedules.push_back(r.schedule);
+      g.keys.push_back(key);
+    } else {
+      ++st.repeated_records;
+    }
+    g.costs.add(key, r.median_cost);
   }
   std::vector<TlpTask> tasks;
-  for (auto &item : groups) {
-    TlpTask &t = item.second;
+  for (auto &[task_key, g] : groups) {
+    TlpTask &t = g.task;
+    t.workload_key = task_key.first;
+    t.platform = task_key.second;
+    for (const std::string &key : g.keys) t.costs.push_back(g.costs.cost(key));
     if (t.size() < 2) {
       ++st.small_tasks;
       st.small_task_records += t.size();

@@ -5,6 +5,8 @@
 // positive median cost); a task needs at least 2 of them to say anything about
 // ranking, so smaller tasks are dropped. A record's label is its normalized
 // throughput: min cost in its task / its cost, in (0, 1], 1 for the fastest.
+// A schedule measured more than once in a task (tune measures its fastest again)
+// is one sample costing the median of its measurements (measure/kernel_cost_table.h).
 //
 // Splits are by workload: every task of a workload (on any platform) lands in
 // exactly one of train, validation and test, so nothing of a test operator is
@@ -25,8 +27,8 @@ namespace tlp {
 struct TlpTask {
   std::string workload_key;
   std::string platform;
-  std::vector<Schedule> schedules;  // the task's usable records, in log order
-  std::vector<double> costs;        // their median costs (seconds)
+  std::vector<Schedule> schedules;  // the task's measured schedules, each once, in log order
+  std::vector<double> costs;        // their costs (seconds): the median of their records' medians
   std::vector<float> labels;        // min(costs) / cost
   std::vector<float> features;      // after featurize_tasks: size() * seq_len * emb_size
 
@@ -43,6 +45,7 @@ bool usable_cost(double cost);
 struct DatasetBuildStats {
   size_t records = 0;             // records given
   size_t failed_records = 0;      // dropped: not ok(), or no finite positive median cost
+  size_t repeated_records = 0;    // measured a schedule its task already had: folded into one sample
   size_t small_tasks = 0;         // tasks dropped for having fewer than 2 usable records
   size_t small_task_records = 0;  // the usable records in them
   size_t tasks = 0;               // tasks kept

@@ -303,8 +303,10 @@ Command add_train_command(CLI::App &app) {
     auto on = [](const std::string &platform) { return [platform](const TlpTask &t) { return t.platform == platform; }; };
     const std::vector<TlpTask> val = tasks_where(data.split.val, on(target));
     const std::vector<TlpTask> test = tasks_where(data.split.test, on(target));
-    printf("records %zu: %zu failed, %zu in tasks too small; %zu tasks kept\n", data.stats.records,
-           data.stats.failed_records, data.stats.small_task_records, data.stats.tasks);
+    printf("records %zu: %zu failed, %zu in tasks too small, %zu measured a schedule again (one sample each); %zu "
+           "tasks kept\n",
+           data.stats.records, data.stats.failed_records, data.stats.small_task_records, data.stats.repeated_records,
+           data.stats.tasks);
     if (o->watch_test) {
       if (test.empty()) throw std::runtime_error("--watch-test needs held-out test tasks: give --test-network");
       to.watch = &test;

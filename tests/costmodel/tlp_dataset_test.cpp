@@ -63,6 +63,24 @@ TEST(TlpDataset, FailedRecordsAreDropped) {
   EXPECT_EQ(stats.tasks, 1u);
 }
 
+TEST(TlpDataset, ASchedulesRepeatedMeasurementsAreOneSampleAtTheirMedian) {
+  const std::vector<MeasureRecord> records = {
+      make_record("w", "p", sched(1), 1.0), make_record("w", "p", sched(2), 4.0),
+      make_record("w", "p", sched(1), 3.0), make_record("w", "p", sched(1), 2.0),
+      make_record("w", "p", sched(1), 0, MeasureError::WrongAnswer),  // dropped like any failure
+      make_record("w", "q", sched(1), 8.0), make_record("w", "q", sched(2), 8.0)};  // another platform's own
+  DatasetBuildStats stats;
+  const std::vector<TlpTask> tasks = build_tasks(records, &stats);
+  ASSERT_EQ(tasks.size(), 2u);
+  EXPECT_EQ(tasks[0].schedules, (std::vector<Schedule>{sched(1), sched(2)}));
+  EXPECT_EQ(tasks[0].costs, (std::vector<double>{2.0, 4.0}));
+  EXPECT_EQ(tasks[0].labels, (std::vector<float>{1.0f, 0.5f}));
+  EXPECT_EQ(tasks[1].costs, (std::vector<double>{8.0, 8.0}));
+  EXPECT_EQ(stats.repeated_records, 2u);
+  EXPECT_EQ(stats.failed_records, 1u);
+  EXPECT_EQ(stats.kept_records, 4u);
+}
+
 TEST(TlpDataset, TasksWithFewerThanTwoUsableRecordsAreDropped) {
   const std::vector<MeasureRecord> records = {
       make_record("a", "p", sched(1), 1.0),  // alone
