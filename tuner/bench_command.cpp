@@ -113,7 +113,10 @@ Command add_bench_command(CLI::App &app) {
   sub->add_option("--peers", o->peers,
                   "Also measure these peers on every operator: adams2019, mullapudi2016, li2018, openblas, onednn")
       ->capture_default_str();
-  sub->add_option("--model", o->model, "The TLP model file of the tlp policy")->capture_default_str();
+  sub->add_option("--model", o->model,
+                  "The TLP model file of the tlp policy (default: the model shipped in models/, as tune's --model "
+                  "default)")
+      ->capture_default_str();
   auto *target_opt = sub->add_option("--target", o->target, "Compile target")->capture_default_str();
   auto platform = std::make_shared<std::string>();
   sub->add_option("--platform", *platform,

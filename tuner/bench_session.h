@@ -45,7 +45,7 @@ struct BenchOptions {
   std::string suite = "quick";  // a name in suites_dir, or a path to a suite file
   std::string suites_dir;       // empty: examples/suites here, or next to the build
   std::string policies = "random,evolutionary,tlp";
-  std::string model = "models/tlp-cpu-avx2.tlpm";
+  std::string model = "default";  // the tlp policy's model: a file, or default (tuner/shipped_model.h)
   int trials = 64;              // per run, unless the suite says otherwise for an operator
   int seeds = 1;                // seeds 1..seeds
   std::string out_dir;          // required

@@ -96,6 +96,7 @@ void print_summary(const TuneSummary &s) {
     for (const auto &[name, n] : s.errors) printf(" %s=%d", name.c_str(), n);
     printf("\n");
   }
+  printf("search     %s%s%s\n", s.policy.c_str(), s.model.empty() ? "" : ", model ", s.model.c_str());
   printf("time       %.1f s (search %.1f, model %.1f, build %.1f, run %.1f)\n", s.wall_seconds, s.search_seconds,
          s.model_seconds, s.build_seconds, s.run_seconds);
   if (!s.found) {
@@ -125,11 +126,14 @@ Command add_tune_command(CLI::App &app) {
       sub->add_option("--target", o->target, "Compile target: host, or a Halide target string such as x86-64-linux-avx2")
           ->capture_default_str();
   sub->add_option("--trials", o->trials, "How many candidates to measure in all")->capture_default_str()->check(CLI::PositiveNumber);
-  sub->add_option("--policy", o->policy, "Search policy: random (no model) or evolutionary (guided by --model)")
+  sub->add_option("--policy", o->policy,
+                  "Search policy: evolutionary (guided by --model), random (no model), or auto (evolutionary; random "
+                  "with --build-only, where nothing is measured to learn from)")
       ->capture_default_str();
   sub->add_option("--model", o->model,
-                  "Cost model of the evolutionary policy: a model file from 'tlptune train', none (TLP trained "
-                  "online from scratch), or random (learns nothing)")
+                  "Cost model of the evolutionary policy: default (the TLP model shipped in models/, for x86-64 CPUs; "
+                  "none elsewhere), a model file from 'tlptune train', none (TLP trained online from scratch), or "
+                  "random (learns nothing)")
       ->capture_default_str();
   sub->add_option("--population", o->population, "Evolutionary population size")->capture_default_str()->check(CLI::PositiveNumber);
   sub->add_option("--generations", o->generations, "Evolutionary generations per round")->capture_default_str();

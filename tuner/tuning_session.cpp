@@ -18,6 +18,7 @@
 #include "tuner/current_split_extents.h"
 #include "tuner/measurer.h"
 #include "tuner/progress_bar.h"
+#include "tuner/shipped_model.h"
 #include "tuner/task_tuner.h"
 
 namespace tlp {
@@ -74,10 +75,26 @@ std::unique_ptr<CostModel> guiding_model(const TuneOptions &o, const Halide::Tar
 
 }  // namespace
 
+TuneOptions with_target_defaults(TuneOptions o, const Halide::Target &target) {
+  if (o.policy == "auto") o.policy = o.build_only ? "random" : "evolutionary";
+  if (o.model == "default") {
+    o.model = shipped_model_for(target);
+    if (o.model.empty()) {
+      if (o.policy == "evolutionary")
+        fprintf(stderr, "note: no shipped cost model fits %s; the TLP model learns from this run's measurements "
+                        "alone (--model none)\n", target.to_string().c_str());
+      o.model = "none";
+    }
+  }
+  return o;
+}
+
 nlohmann::json TuneSummary::to_json() const {
   nlohmann::json j = {{"workload", workload},
                       {"target", target},
                       {"platform", platform},
+                      {"policy", policy},
+                      {"model", model},
                       {"trials", trials_total},
                       {"measured", measured_now},
                       {"skipped_known", skipped_known},
@@ -113,10 +130,11 @@ nlohmann::json TuneSummary::to_json() const {
   return j;
 }
 
-TuneSummary run_tuning(const TuneOptions &o, const std::atomic<bool> &stop) {
+TuneSummary run_tuning(const TuneOptions &given, const std::atomic<bool> &stop) {
   const double t0 = steady_seconds();
-  check_common(o);
-  const Halide::Target target = checked_target(o);
+  check_common(given);
+  const Halide::Target target = checked_target(given);
+  const TuneOptions o = with_target_defaults(given, target);
   auto model = guiding_model(o, target);
   TaskTuner task(o.op_spec, target, o, o.seed, model.get());
   task.load_prior(prior_records(o.log_path), o.resume);
@@ -177,11 +195,12 @@ nlohmann::json NetworkSummary::to_json() const {
   return j;
 }
 
-NetworkSummary run_network_tuning(const TuneOptions &o, const std::string &network_path,
+NetworkSummary run_network_tuning(const TuneOptions &given, const std::string &network_path,
                                   const std::atomic<bool> &stop) {
   const double t0 = steady_seconds();
-  check_common(o);
-  const Halide::Target target = checked_target(o);
+  check_common(given);
+  const Halide::Target target = checked_target(given);
+  const TuneOptions o = with_target_defaults(given, target);
   const NetworkSpec spec = read_network_spec(network_path);
   NetworkSummary out;
   out.network = spec.name;

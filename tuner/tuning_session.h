@@ -14,14 +14,22 @@
 #include "search/evolutionary_search.h"
 #include "search/schedule.h"
 
+namespace Halide {
+struct Target;
+}
+
 namespace tlp {
 
 struct TuneOptions {
   std::string op_spec = "matmul:M=512,N=512,K=512";
   std::string target = "host";
   int trials = 64;
-  std::string policy = "random";  // random | evolutionary
-  std::string model = "random";   // the cost model of the evolutionary policy
+  // random | evolutionary | auto (evolutionary, or random when only building:
+  // nothing is measured to learn from)
+  std::string policy = "auto";
+  // The evolutionary policy's cost model: a model file, none, random, or default
+  // (the shipped model when it fits the target, else none; tuner/shipped_model.h)
+  std::string model = "default";
   int population = 512;
   int generations = 4;
   double sampled_share = EvolutionOptions().sampled_share;  // of the model's picks, from plain samples
@@ -61,6 +69,8 @@ struct TuneSummary {
   std::string workload;
   std::string target;
   std::string platform;
+  std::string policy;  // as run: random or evolutionary
+  std::string model;   // the evolutionary policy's cost model as run; empty for random
   int trials_total = 0;       // counted toward the budget, including resumed ones
   int measured_now = 0;       // measured by this run
   int skipped_known = 0;      // found in the log and not measured again
@@ -85,6 +95,9 @@ struct TuneSummary {
 
   nlohmann::json to_json() const;
 };
+
+// `options` with --policy auto and --model default made concrete for `target`.
+TuneOptions with_target_defaults(TuneOptions options, const Halide::Target &target);
 
 // Throws std::runtime_error (WorkloadError, TargetError, RecordError...) with a
 // message for people when the options cannot work. `stop` is polled between
