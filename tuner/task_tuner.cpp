@@ -117,24 +117,26 @@ void TaskTuner::measure_best_again(Measurer &m, int top, int rounds, const std::
   const MeasureTimes before = m.times();
   std::map<std::string, size_t> final_of;  // schedule text -> index in sum_.finals
   for (int pass = 0; pass < 3 && !stop; ++pass) {
-    std::vector<Schedule> due;
-    for (const std::string &key : costs_.cheapest(size_t(top))) {
-      if (costs_.measurements(key) >= 1 + rounds) continue;
-      due.push_back(schedule_of_.at(key));
+    std::vector<std::string> due;
+    for (const std::string &key : costs_.cheapest(size_t(top)))
+      if (costs_.measurements(key) < 1 + rounds) due.push_back(key);
+    if (due.empty()) break;
+    // Kernels new to the top are measured beside the best so far, not against its
+    // figures from an earlier pass or run: the machine drifts.
+    const std::string best = costs_.best_key();
+    if (std::find(due.begin(), due.end(), best) == due.end()) due.push_back(best);
+    std::vector<Schedule> schedules;
+    for (const std::string &key : due) {
+      schedules.push_back(schedule_of_.at(key));
       if (final_of.emplace(key, sum_.finals.size()).second)
         sum_.finals.push_back({key, costs_.cost(key), costs_.cost(key), costs_.measurements(key), ""});
     }
-    if (due.empty()) break;
-    // Kernels that moved into the top are measured beside the best so far, not
-    // against its figures from an earlier pass: the machine drifts.
-    const std::string best = costs_.best_key();
-    if (pass > 0 && costs_.measurements(best) >= 1 + rounds) due.push_back(schedule_of_.at(best));
-    const std::vector<const Operator *> ops(due.size(), op_.get());
-    m.measure_side_by_side(ops, due, rounds, stop, [&](size_t, const MeasureRecord &rec) {
+    const std::vector<const Operator *> ops(schedules.size(), op_.get());
+    m.measure_side_by_side(ops, schedules, rounds, stop, [&](size_t k, const MeasureRecord &rec) {
       if (rec.platform != sum_.platform) return;
       consider(rec);
       ++sum_.remeasured;
-      FinalKernel &f = sum_.finals[final_of.at(rec.schedule.to_text())];
+      FinalKernel &f = sum_.finals[final_of.at(due[k])];
       if (costs_.ruled_out(f.schedule) && f.ruled_out_by.empty()) f.ruled_out_by = measure_error_name(rec.error);
       on_record();
     });

@@ -213,6 +213,14 @@ TEST(Cli, TuneMeasuresItsFastestAgainSideBySideAndShowAgreesOnTheBest) {
   EXPECT_NE(show.output.find("(median of "), std::string::npos) << show.output;
   const auto shown = nlohmann::json::parse(read_file(d / "show.json"));
   EXPECT_NEAR(shown.at(0).at("best").at("cost_seconds").get<double>(), ranked.front().first, 1e-12);
+
+  // More trials on resume: newcomers to the top are measured beside the best of the first run.
+  CliRun more = tlptune("tune --trials 9 --resume --json " + quote(d / "more.json") + " " + op);
+  ASSERT_EQ(more.code, 0) << more.output;
+  std::set<std::string> kernels;
+  for (const auto &r : read_records(log)) kernels.insert(r.at("schedule").dump());
+  EXPECT_EQ(kernels.size(), 9u) << "3 more trials; every other record measures a known kernel again";
+  EXPECT_TRUE(nlohmann::json::parse(read_file(d / "more.json")).at("found").get<bool>());
 }
 
 TEST(Cli, ShowAndReplayKeepEachPlatformOfAWorkloadApart) {
