@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "codegen/target.h"
 #include "tuner/bench/json_file.h"
 #include "tuner/bench/regression_check.h"
 #include "tuner/bench_session.h"
@@ -13,6 +14,7 @@
 #include "tuner/interrupt.h"
 #include "tuner/name_list.h"
 #include "tuner/platform_spec.h"
+#include "tuner/shipped_model.h"
 
 namespace tlp {
 namespace {
@@ -34,6 +36,19 @@ std::string command_line(const BenchOptions &o, const CheckOptions &c) {
   else if (o.target != "host") s += " --target " + o.target;
   if (!c.baseline_path.empty()) s += " --check " + c.baseline_path + (c.update ? " --update-baseline" : "");
   return s;
+}
+
+// --model default made concrete before any tuning: the shipped model's path, so
+// the report names the file; the tlp policy with no model that fits is refused.
+std::string resolved_tlp_model(const BenchOptions &o) {
+  if (o.model != "default") return o.model;
+  const std::string shipped = shipped_model_for(parse_target(o.target));
+  if (!shipped.empty()) return shipped;
+  for (const std::string &p : split_name_list(o.policies))
+    if (p == "tlp")
+      throw std::runtime_error("the tlp policy needs a pretrained model, and none ships for target '" + o.target +
+                               "': give --model FILE (see 'tlptune train')");
+  return o.model;
 }
 
 void print_regressions(const std::vector<Regression> &regs) {
@@ -159,6 +174,7 @@ Command add_bench_command(CLI::App &app) {
       o->target = p.target;
       o->threads = p.threads;
     }
+    o->model = resolved_tlp_model(*o);
     if (c->update && c->baseline_path.empty())
       throw std::runtime_error("--update-baseline needs --check FILE: the file to write the baseline to");
     if (!c->baseline_path.empty() && !c->update) read_baseline(c->baseline_path);  // fail before hours of tuning

@@ -137,5 +137,14 @@ TEST(BenchCommand, AnUnknownSuiteNameListsTheSuites) {
   EXPECT_NE(r.output.find("quick"), std::string::npos) << r.output;
 }
 
+TEST(BenchCommand, TheTlpPolicyIsRefusedBeforeAnyTuningWhenNoModelFitsTheTarget) {
+  TempDir dir;
+  const auto r = tlptune("bench --suite quick --suites-dir " + std::string(TLP_SOURCE_DIR) +
+                         "/examples/suites --policies random,tlp --target arm-64-linux --out " + (dir / "out"));
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.output.find("give --model FILE"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out/runs")) << "nothing ran";
+}
+
 }  // namespace
 }  // namespace tlp
