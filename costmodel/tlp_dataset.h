@@ -46,10 +46,10 @@ struct DatasetBuildStats {
   size_t records = 0;             // records given
   size_t failed_records = 0;      // dropped: not ok(), or no finite positive median cost
   size_t repeated_records = 0;    // measured a schedule its task already had: folded into one sample
-  size_t small_tasks = 0;         // tasks dropped for having fewer than 2 usable records
-  size_t small_task_records = 0;  // the usable records in them
+  size_t small_tasks = 0;         // tasks dropped for having fewer than 2 usable schedules
+  size_t small_task_records = 0;  // the samples (distinct schedules) in them
   size_t tasks = 0;               // tasks kept
-  size_t kept_records = 0;        // records in the tasks kept
+  size_t kept_records = 0;        // samples (distinct schedules) in the tasks kept
 };
 
 // Groups records into tasks (sorted by workload key, then platform), drops
