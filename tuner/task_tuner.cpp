@@ -116,6 +116,7 @@ void TaskTuner::measure_best_again(Measurer &m, int top, int rounds, const std::
   const double t0 = steady_seconds();
   const MeasureTimes before = m.times();
   std::map<std::string, size_t> final_of;  // schedule text -> index in sum_.finals
+  const std::string best_before = costs_.has_best() ? costs_.best_key() : "";
   for (int pass = 0; pass < 3 && !stop; ++pass) {
     std::vector<std::string> due;
     for (const std::string &key : costs_.cheapest(size_t(top)))
@@ -141,6 +142,7 @@ void TaskTuner::measure_best_again(Measurer &m, int top, int rounds, const std::
       on_record();
     });
   }
+  sum_.finals_changed_best = !costs_.has_best() || costs_.best_key() != best_before;
   for (FinalKernel &f : sum_.finals) {
     f.cost = costs_.cost(f.schedule);
     f.measurements = costs_.measurements(f.schedule);

@@ -16,13 +16,6 @@
 namespace tlp {
 namespace {
 
-// Which kernel was fastest by its figure before the fastest were measured again.
-std::string min_first_cost_schedule(const std::vector<FinalKernel> &finals) {
-  const auto it = std::min_element(finals.begin(), finals.end(),
-                                   [](const FinalKernel &a, const FinalKernel &b) { return a.first_cost < b.first_cost; });
-  return it->schedule;
-}
-
 void print_network_summary(const NetworkSummary &n) {
   printf("\nnetwork    %s\ntrials     %d\ntime       %.1f s\n\n", n.network.c_str(), n.trials_total, n.wall_seconds);
   printf("%-72s %6s %7s %10s %9s\n", "task", "weight", "trials", "best ms", "GFLOP/s");
@@ -38,7 +31,7 @@ void print_network_summary(const NetworkSummary &n) {
   double final_seconds = 0;
   for (const TuneSummary &t : n.tasks) {
     again += !t.finals.empty();
-    changed += !t.finals.empty() && t.finals.front().schedule != min_first_cost_schedule(t.finals);
+    changed += !t.finals.empty() && t.finals_changed_best;
     final_seconds += t.final_seconds;
   }
   if (again)

@@ -111,6 +111,7 @@ nlohmann::json TuneSummary::to_json() const {
   if (!finals.empty() || remeasured) {
     j["time_seconds"]["final"] = final_seconds;
     j["remeasured"] = remeasured;
+    j["finals_changed_best"] = finals_changed_best;
     j["finals"] = nlohmann::json::array();
     for (const FinalKernel &f : finals)
       j["finals"].push_back({{"schedule", f.schedule},

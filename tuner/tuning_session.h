@@ -87,6 +87,7 @@ struct TuneSummary {
   // the ruled-out ones. remeasured counts those records (not trials).
   std::vector<FinalKernel> finals;
   int remeasured = 0;
+  bool finals_changed_best = false;  // the best after them is not the one before
   double wall_seconds = 0, search_seconds = 0, model_seconds = 0, build_seconds = 0, run_seconds = 0;
   double final_seconds = 0;  // measuring the fastest again (its build and run time are in those, too)
   // GPU builds: registers per thread of each candidate ptxas accepted, and how many spilled.
