@@ -2,17 +2,9 @@
 
 #include <algorithm>
 
+#include "measure/median.h"
+
 namespace tlp {
-namespace {
-
-double median_of(std::vector<double> v) {
-  const size_t h = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + long(h), v.end());
-  if (v.size() % 2) return v[h];
-  return (v[h] + *std::max_element(v.begin(), v.begin() + long(h))) / 2;
-}
-
-}  // namespace
 
 void KernelCostTable::add(const std::string &key, double median_cost) {
   if (ruled_out(key)) return;

@@ -18,6 +18,7 @@
 
 #include "measure/generated_task_data.h"
 #include "measure/measure_error.h"
+#include "measure/median.h"
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               "task files are little-endian float32 and are read as-is");
@@ -441,13 +442,6 @@ class DeviceBuffers {
 
 // ---------------------------------------------------------------------------
 // Running and timing.
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t mid = v.size() / 2;
-  return v.size() % 2 ? v[mid] : 0.5 * (v[mid - 1] + v[mid]);
-}
 
 // A result line for a job that produced no measurement.
 std::string failure(const json &id, MeasureError error, const std::string &message) {

@@ -24,6 +24,7 @@
 
 #include "measure/library_baselines/peer_bench.h"
 #include "measure/library_baselines/peer_workload.h"
+#include "measure/median.h"
 
 namespace {
 
@@ -112,7 +113,7 @@ int main(int argc, char **argv) {
     }
     BenchResult r = library == "openblas" ? bench_openblas(w, inputs, timing, threads)
                                           : bench_onednn(w, inputs, timing, threads);
-    const double median = median_of(r.costs);
+    const double median = tlp::median_of(r.costs);
     out["median_seconds"] = median;
     out["runs"] = r.costs.size();
     out["costs"] = r.costs;

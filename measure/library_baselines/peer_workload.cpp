@@ -270,13 +270,6 @@ PeerCheck check_against_reference(const std::vector<float> &out, const PeerTaskD
   return check;
 }
 
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t mid = v.size() / 2;
-  return v.size() % 2 ? v[mid] : 0.5 * (v[mid - 1] + v[mid]);
-}
-
 std::vector<double> time_repeats(const std::function<void()> &run, const TimingOptions &o) {
   using Clock = std::chrono::steady_clock;
   for (int i = 0; i < o.warmup; ++i) run();

@@ -101,7 +101,6 @@ struct TimingOptions {
   double min_seconds = 0.5;
 };
 std::vector<double> time_repeats(const std::function<void()> &run, const TimingOptions &options);
-double median_of(std::vector<double> v);
 
 }  // namespace peer
 }  // namespace tlp

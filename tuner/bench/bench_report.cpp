@@ -4,6 +4,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "measure/median.h"
 #include "tuner/bench/bench_report_internal.h"
 
 namespace tlp {
@@ -103,10 +104,7 @@ std::vector<OperatorRuns> group_by_operator(const BenchReport &r) {
 }
 
 double median(std::vector<double> values) {
-  if (values.empty()) return std::numeric_limits<double>::quiet_NaN();
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+  return values.empty() ? std::numeric_limits<double>::quiet_NaN() : median_of(std::move(values));
 }
 
 }  // namespace bench_detail
