@@ -51,6 +51,22 @@ std::string resolved_tlp_model(const BenchOptions &o) {
   return o.model;
 }
 
+// A search's best is its luckiest record, while a best measured again is a median
+// over rounds (often 10-25% lower on a busy machine): one cannot check the other.
+void refuse_mismatched_bests(const BenchBaseline &baseline, const BenchOptions &o, const std::string &path) {
+  const bool measured_again = o.final_rounds > 0;
+  if (baseline.bests_measured_again == measured_again) return;
+  throw std::runtime_error(
+      path + " holds " +
+      (baseline.bests_measured_again ? "best kernels measured again after the runs (--final-rounds N)"
+                                     : "the searches' own bests (written with --final-rounds 0 or by an older tlptune)") +
+      ", but this run " +
+      (measured_again ? "measures its best kernels again (--final-rounds " + std::to_string(o.final_rounds) + ")"
+                      : "does not (--final-rounds 0)") +
+      ": give " + (baseline.bests_measured_again ? "--final-rounds 5" : "--final-rounds 0") +
+      " to match it, or write a new baseline with --update-baseline");
+}
+
 void print_regressions(const std::vector<Regression> &regs) {
   for (const Regression &r : regs) printf("  REGRESSION %s\n", r.message.c_str());
 }
@@ -66,7 +82,8 @@ std::set<std::string> keys_of(const std::vector<Regression> &regs) {
 int check_against_baseline(const BenchOptions &o, const CheckOptions &c, const BenchReport &report,
                            const std::atomic<bool> &stop) {
   const BenchBaseline baseline = read_baseline(c.baseline_path);
-  BenchBaseline current = baseline_from_report(report, c.target_fraction, &baseline);
+  const bool measured_again = o.final_rounds > 0;
+  BenchBaseline current = baseline_from_report(report, c.target_fraction, &baseline, measured_again);
   std::vector<Regression> regs = find_regressions(baseline, current, c.tolerance);
   if (!regs.empty()) {
     fprintf(stderr, "%zu entr%s past the tolerance; measuring them again to rule out noise\n", regs.size(),
@@ -74,7 +91,7 @@ int check_against_baseline(const BenchOptions &o, const CheckOptions &c, const B
     bool interrupted = false;
     const BenchReport again = rerun_entries(o, keys_of(regs), stop, interrupted);
     if (interrupted) return kExitInterrupted;
-    current = best_of(current, baseline_from_report(again, c.target_fraction, &baseline));
+    current = best_of(current, baseline_from_report(again, c.target_fraction, &baseline, measured_again));
     regs = find_regressions(baseline, current, c.tolerance);
   }
   if (regs.empty()) {
@@ -177,7 +194,8 @@ Command add_bench_command(CLI::App &app) {
     o->model = resolved_tlp_model(*o);
     if (c->update && c->baseline_path.empty())
       throw std::runtime_error("--update-baseline needs --check FILE: the file to write the baseline to");
-    if (!c->baseline_path.empty() && !c->update) read_baseline(c->baseline_path);  // fail before hours of tuning
+    if (!c->baseline_path.empty() && !c->update)  // fail before hours of tuning
+      refuse_mismatched_bests(read_baseline(c->baseline_path), *o, c->baseline_path);
     const std::atomic<bool> &stop = stop_on_interrupt();
     bool interrupted = false;
     const BenchReport report = run_bench(*o, command_line(*o, *c), stop, interrupted);
@@ -193,7 +211,7 @@ Command add_bench_command(CLI::App &app) {
     if (!json_path->empty()) bench_detail::write_file_atomically(*json_path, report.to_json().dump(1) + "\n");
     if (c->baseline_path.empty()) return kExitOk;
     if (c->update) {
-      write_baseline(baseline_from_report(report, c->target_fraction, nullptr), c->baseline_path);
+      write_baseline(baseline_from_report(report, c->target_fraction, nullptr, o->final_rounds > 0), c->baseline_path);
       printf("baseline written to %s\n", c->baseline_path.c_str());
       return kExitOk;
     }

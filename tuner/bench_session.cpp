@@ -237,12 +237,12 @@ std::optional<Schedule> best_kernel_of(const std::string &log) {
 }
 
 // Sets each run's remeasured_gflops (see side_by_side_remeasure.h); `runs[i]` is
-// the run of `plans[i]`. The figures are stored under finals/ and read back by a
+// the run of `plans[i]`. The figures are stored in `dir` and read back by a
 // resumed bench with the same rounds and runs.
-void remeasure_best_kernels(const BenchOptions &o, const std::vector<RunPlan> &plans, BenchReport &report,
-                            const std::atomic<bool> &stop) {
+void remeasure_best_kernels(const BenchOptions &o, const std::vector<RunPlan> &plans, const std::string &dir,
+                            BenchReport &report, const std::atomic<bool> &stop) {
   if (o.final_rounds <= 0 || report.runs.size() != plans.size() || plans.empty()) return;
-  const std::string dir = o.out_dir + "/finals", done = dir + "/remeasured.json";
+  const std::string done = dir + "/remeasured.json";
   fs::create_directories(dir);
   if (fs::exists(done)) {
     const nlohmann::json stored = bench_detail::read_json_object_file("re-measured bests", done);
@@ -340,7 +340,7 @@ BenchReport run_bench(const BenchOptions &o, const std::string &command_line, co
   const std::vector<RunPlan> plans = plan_runs(o, suite, policies, nullptr, "");
   BenchReport r = execute(o, plans, suite, true, stop, interrupted);
   if (!interrupted) {
-    remeasure_best_kernels(o, plans, r, stop);
+    remeasure_best_kernels(o, plans, o.out_dir + "/finals", r, stop);
     interrupted = bool(stop);
   }
   r.command = command_line;
@@ -360,7 +360,13 @@ BenchReport rerun_entries(const BenchOptions &o, const std::set<std::string> &ke
   const BenchSuite suite = checked_suite(o);
   const auto policies = parse_bench_policies(o.policies, o.model);
   const std::string suffix = "-recheck" + std::to_string(long(unix_seconds()));
-  return execute(o, plan_runs(o, suite, policies, &keys, suffix), suite, false, stop, interrupted);
+  const std::vector<RunPlan> plans = plan_runs(o, suite, policies, &keys, suffix);
+  BenchReport r = execute(o, plans, suite, false, stop, interrupted);
+  if (!interrupted) {  // measured again like the first runs, so the two compare
+    remeasure_best_kernels(o, plans, o.out_dir + "/finals" + suffix, r, stop);
+    interrupted = bool(stop);
+  }
+  return r;
 }
 
 std::string write_bench_report(const BenchReport &r, const std::string &dir, const std::string &baseline_policy) {

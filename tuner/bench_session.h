@@ -73,7 +73,8 @@ BenchReport run_bench(const BenchOptions &o, const std::string &command_line, co
                       bool &interrupted);
 
 // Runs the given entries (baseline keys: policy|op[|label]) once more for every
-// seed, under new run names, to tell a real regression from noise.
+// seed, under new run names, to tell a real regression from noise; with
+// final_rounds, their best kernels are measured again too (in finals-recheckT/).
 BenchReport rerun_entries(const BenchOptions &o, const std::set<std::string> &keys, const std::atomic<bool> &stop,
                           bool &interrupted);
 

@@ -111,6 +111,20 @@ TEST(BenchCommand, WritesTheReportResumesAndChecksAgainstABaseline) {
   EXPECT_EQ(slow.code, 3) << slow.output;
   EXPECT_NE(slow.output.find("measuring them again"), std::string::npos) << slow.output;
   EXPECT_NE(slow.output.find("REGRESSION"), std::string::npos) << slow.output;
+  EXPECT_TRUE(std::filesystem::exists(dir / "out/finals/remeasured.json"));  // the rerun's are beside it
+  int recheck_finals = 0;
+  for (const auto &e : std::filesystem::directory_iterator(dir / "out"))
+    recheck_finals += e.path().filename().string().rfind("finals-recheck", 0) == 0;
+  EXPECT_EQ(recheck_finals, 1);
+
+  // The baseline holds bests measured again; a run that does not measure them is refused before any tuning.
+  std::string without_finals = base;
+  without_finals.replace(without_finals.find("--final-rounds 2"), 16, "--final-rounds 0");
+  const auto mixed = tlptune(without_finals + " --check " + (dir / "baseline.json"));
+  EXPECT_EQ(mixed.code, 1) << mixed.output;
+  EXPECT_NE(mixed.output.find("holds best kernels measured again"), std::string::npos) << mixed.output;
+  EXPECT_NE(mixed.output.find("--final-rounds"), std::string::npos) << mixed.output;
+  EXPECT_NE(mixed.output.find("--update-baseline"), std::string::npos) << mixed.output;
 }
 
 TEST(BenchCommand, OnlineUpdateSettingsReachTheTlpPolicies) {

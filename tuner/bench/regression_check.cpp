@@ -87,14 +87,20 @@ std::string baseline_key(const std::string &policy, const std::string &op, const
 
 BenchBaseline read_baseline(const std::string &path) {
   const json root = read_json_object_file(kKind, path);
-  refuse_unknown_keys(kKind, path, "the top level", root, {"format", "entries"});
+  refuse_unknown_keys(kKind, path, "the top level", root, {"format", "bests_measured_again", "entries"});
   check_format(kKind, path, root, kBenchBaselineFormat);
+  BenchBaseline baseline;
+  auto again = root.find("bests_measured_again");
+  if (again != root.end()) {
+    if (!again->is_boolean())
+      fail_file(kKind, path, std::string("\"bests_measured_again\" must be true or false, got ") + again->dump());
+    baseline.bests_measured_again = again->get<bool>();
+  }
   auto entries = root.find("entries");
   if (entries == root.end())
     fail_file(kKind, path, "missing \"entries\" (an object of \"policy|op\": {\"best_gflops\": ...})");
   if (!entries->is_object())
     fail_file(kKind, path, std::string("\"entries\" must be an object, got ") + entries->type_name());
-  BenchBaseline baseline;
   for (const auto &item : entries->items())
     baseline.entries[item.key()] = read_entry(path, item.key(), item.value());
   return baseline;
@@ -104,7 +110,8 @@ void write_baseline(const BenchBaseline &baseline, const std::string &path) {
   json entries = json::object();
   for (const auto &[key, e] : baseline.entries)
     entries[key] = {{"best_gflops", e.best_gflops}, {"trials_to_target", e.trials_to_target}};
-  const json root = {{"format", kBenchBaselineFormat}, {"entries", entries}};
+  const json root = {
+      {"format", kBenchBaselineFormat}, {"bests_measured_again", baseline.bests_measured_again}, {"entries", entries}};
   write_file_atomically(path, root.dump(2) + "\n");
 }
 
@@ -131,6 +138,8 @@ std::vector<Regression> find_regressions(const BenchBaseline &baseline, const Be
 }
 
 BenchBaseline best_of(const BenchBaseline &a, const BenchBaseline &b) {
+  if (a.bests_measured_again != b.bests_measured_again)
+    throw std::invalid_argument("cannot merge a baseline of re-measured bests with one of search bests");
   BenchBaseline merged = a;
   for (const auto &[key, e] : b.entries) {
     auto [it, inserted] = merged.entries.emplace(key, e);
@@ -143,16 +152,19 @@ BenchBaseline best_of(const BenchBaseline &a, const BenchBaseline &b) {
   return merged;
 }
 
-BenchBaseline baseline_from_report(const BenchReport &r, double fraction, const BenchBaseline *reference) {
+BenchBaseline baseline_from_report(const BenchReport &r, double fraction, const BenchBaseline *reference,
+                                   bool measured_again) {
   // Keys are "policy|op[|label]"; what follows the first '|' names the operator.
   auto operator_of = [](const std::string &key) { return key.substr(key.find('|') + 1); };
   std::map<std::string, std::vector<const PolicyResult *>> by_key;
   for (const PolicyResult &run : r.runs) by_key[baseline_key(run.policy, run.op, run.label)].push_back(&run);
   BenchBaseline out;
+  out.bests_measured_again = measured_again;
   std::map<std::string, double> best_on_op;
   for (const auto &[key, runs] : by_key) {
     std::vector<double> bests;
-    for (const PolicyResult *run : runs) bests.push_back(run->curve.best());
+    for (const PolicyResult *run : runs)
+      bests.push_back(out.bests_measured_again ? run->remeasured_gflops : run->curve.best());
     out.entries[key].best_gflops = bench_detail::median(bests);
     best_on_op[operator_of(key)] = std::max(best_on_op[operator_of(key)], out.entries[key].best_gflops);
   }

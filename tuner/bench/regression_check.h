@@ -14,22 +14,30 @@ namespace tlp {
 
 struct BenchBaseline {
   struct Entry {
-    double best_gflops = 0;     // the best GFLOP/s the run found
+    double best_gflops = 0;     // the best GFLOP/s the run found (see bests_measured_again)
     int trials_to_target = -1;  // trials it needed to reach the suite's target; -1 unknown
   };
   std::map<std::string, Entry> entries;  // by baseline_key()
+  // true: each best_gflops is the run's best kernel measured again after all runs,
+  // side by side (bench --final-rounds); false: the search's own best record. The
+  // two are not comparable (a search's best is its luckiest measurement), so a
+  // check refuses to mix them.
+  bool bests_measured_again = false;
 };
 
-// The newest baseline file format this reader understands.
-constexpr int kBenchBaselineFormat = 1;
+// The newest baseline file format this reader understands. Format 1 had no
+// "bests_measured_again" and always held the search's own bests.
+constexpr int kBenchBaselineFormat = 2;
 
 // The key of one policy's result on one operator: "policy|op", or
 // "policy|op|label" when the operator has a label.
 std::string baseline_key(const std::string &policy, const std::string &op, const std::string &label = "");
 
 // Reads a baseline file:
-//   {"format": 1, "entries": {"KEY": {"best_gflops": 12.5, "trials_to_target": 40}, ...}}
-// "trials_to_target" is optional (-1 when absent). Throws std::runtime_error
+//   {"format": 2, "bests_measured_again": true,
+//    "entries": {"KEY": {"best_gflops": 12.5, "trials_to_target": 40}, ...}}
+// "trials_to_target" is optional (-1 when absent); "bests_measured_again" is
+// optional (false when absent, as in format 1). Throws std::runtime_error
 // naming the file, the entry and the fault for an unreadable file, invalid JSON,
 // a missing or unknown format, unknown keys, and values of the wrong type or range.
 BenchBaseline read_baseline(const std::string &path);
@@ -60,14 +68,18 @@ std::vector<Regression> find_regressions(const BenchBaseline &baseline, const Be
                                          double tolerance);
 
 // Every entry of either, and for an entry in both, the better of each figure:
-// the higher best_gflops and the fewer known trials_to_target.
+// the higher best_gflops and the fewer known trials_to_target. Throws
+// std::invalid_argument when one holds re-measured bests and the other not.
 BenchBaseline best_of(const BenchBaseline &a, const BenchBaseline &b);
 
 // The figures a CI baseline keeps, per policy and operator (medians over seeds):
 // the best GFLOP/s, and the trials to reach `fraction` of the best GFLOP/s any
 // policy reached on the operator in `reference` (in `r` itself when null). A run
-// that never reaches it counts as budget + 1 trials.
-BenchBaseline baseline_from_report(const BenchReport &r, double fraction, const BenchBaseline *reference);
+// that never reaches it counts as budget + 1 trials. The best GFLOP/s is each
+// run's remeasured_gflops when `measured_again` (0 for a run whose best kernel
+// failed then), else the search's own best.
+BenchBaseline baseline_from_report(const BenchReport &r, double fraction, const BenchBaseline *reference,
+                                   bool measured_again);
 
 
 }  // namespace tlp

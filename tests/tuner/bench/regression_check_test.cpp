@@ -106,6 +106,13 @@ TEST(BestOf, RemeasurementClearsANoisyRegression) {
   EXPECT_TRUE(find_regressions(baseline, best_of(noisy, remeasured), 0.15).empty());
 }
 
+TEST(BestOf, RefusesToMixRemeasuredAndSearchBests) {
+  BenchBaseline remeasured = one(100);
+  remeasured.bests_measured_again = true;
+  EXPECT_THROW(best_of(remeasured, one(100)), std::invalid_argument);
+  EXPECT_TRUE(best_of(remeasured, remeasured).bests_measured_again);
+}
+
 TEST(BaselineKey, JoinsPolicyOpAndLabel) {
   EXPECT_EQ(baseline_key("tlp", "matmul:M=1"), "tlp|matmul:M=1");
   EXPECT_EQ(baseline_key("tlp", "matmul:M=1", "qkv"), "tlp|matmul:M=1|qkv");
@@ -126,6 +133,19 @@ TEST(BaselineFile, RoundTrips) {
   int files = 0;
   for (const auto &e : std::filesystem::directory_iterator(dir.path())) files += e.is_regular_file();
   EXPECT_EQ(files, 1);
+}
+
+TEST(BaselineFile, KeepsWhetherTheBestsWereMeasuredAgainAndReadsFormat1AsSearchBests) {
+  TempDir dir;
+  BenchBaseline b = one(10);
+  b.bests_measured_again = true;
+  write_baseline(b, dir.path() + "/again.json");
+  EXPECT_TRUE(read_baseline(dir.path() + "/again.json").bests_measured_again);
+  b.bests_measured_again = false;
+  write_baseline(b, dir.path() + "/search.json");
+  EXPECT_FALSE(read_baseline(dir.path() + "/search.json").bests_measured_again);
+  const std::string v1 = dir.write("v1.json", R"({"format": 1, "entries": {"tlp|m": {"best_gflops": 2}}})");
+  EXPECT_FALSE(read_baseline(v1).bests_measured_again);
 }
 
 TEST(BaselineFile, WriteReplacesAnOldFile) {
@@ -168,6 +188,8 @@ TEST(BaselineFile, RefusesMalformedFiles) {
                        "trials_to_target"));
   EXPECT_TRUE(contains(read_error(R"({"format": 1, "entries": {)" + key + R"(: {"best_gflops": 1, "trials": 3}}})"),
                        "unknown key \"trials\""));
+  EXPECT_TRUE(contains(read_error(R"({"format": 2, "bests_measured_again": 1, "entries": {}})"),
+                       "\"bests_measured_again\" must be true or false"));
   EXPECT_TRUE(contains(read_error(R"({"format": 1, "entries": {}})"), "no error"));
   TempDir dir;
   EXPECT_THROW(read_baseline(dir.path() + "/missing.json"), std::runtime_error);
@@ -191,7 +213,7 @@ TEST(BenchBaselineFigures, MediansOverSeedsAndTrialsToTheOperatorsBest) {
   BenchReport r;
   r.runs = {run_of("random", 1, {10, 20, 30, 40}), run_of("random", 2, {10, 50, 0, 0}),
             run_of("random", 3, {5, 5, 5, 45}), run_of("tlp", 1, {30, 100, 0, 0})};
-  const BenchBaseline b = baseline_from_report(r, 0.4, nullptr);  // target: 0.4 x 100 = 40
+  const BenchBaseline b = baseline_from_report(r, 0.4, nullptr, false);  // target: 0.4 x 100 = 40
   const auto &random = b.entries.at("random|matmul:M=8,N=8,K=8");
   EXPECT_DOUBLE_EQ(random.best_gflops, 45);     // median of 40, 50, 45
   EXPECT_EQ(random.trials_to_target, 4);        // median of 4, 2, 4
@@ -203,8 +225,24 @@ TEST(BenchBaselineFigures, TheTargetComesFromTheStoredBaselineAndMissingItCounts
   r.runs = {run_of("random", 1, {10, 20, 30})};
   BenchBaseline stored;
   stored.entries["tlp|matmul:M=8,N=8,K=8"] = {100, 2};
-  const BenchBaseline b = baseline_from_report(r, 0.5, &stored);  // target 50: never reached
+  const BenchBaseline b = baseline_from_report(r, 0.5, &stored, false);  // target 50: never reached
   EXPECT_EQ(b.entries.at("random|matmul:M=8,N=8,K=8").trials_to_target, 4);
+}
+
+TEST(BenchBaselineFigures, MeasuredAgainTheBestsAreTheRemeasuredFiguresAndSetTheTarget) {
+  BenchReport r;
+  r.runs = {run_of("random", 1, {10, 20, 30, 40}), run_of("tlp", 1, {30, 100, 0, 0})};
+  r.runs[0].remeasured_gflops = 35;
+  r.runs[1].remeasured_gflops = 70;  // its lucky 100 was really 70
+  const BenchBaseline b = baseline_from_report(r, 0.5, nullptr, true);  // target: 0.5 x 70 = 35
+  EXPECT_TRUE(b.bests_measured_again);
+  const auto &random = b.entries.at("random|matmul:M=8,N=8,K=8");
+  EXPECT_DOUBLE_EQ(random.best_gflops, 35);
+  EXPECT_EQ(random.trials_to_target, 4);  // 40 at trial 4 is the first record of 35 or more
+  EXPECT_DOUBLE_EQ(b.entries.at("tlp|matmul:M=8,N=8,K=8").best_gflops, 70);
+  // A run whose best kernel failed when measured again counts 0, not its lucky record.
+  r.runs[1].remeasured_gflops = 0;
+  EXPECT_DOUBLE_EQ(baseline_from_report(r, 0.5, nullptr, true).entries.at("tlp|matmul:M=8,N=8,K=8").best_gflops, 0);
 }
 
 }  // namespace
