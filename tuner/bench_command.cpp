@@ -169,10 +169,16 @@ Command add_bench_command(CLI::App &app) {
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
   sub->add_option("--final-rounds", o->final_rounds,
-                  "After all runs, measure each run's best kernel again this many times, the runs taking turns, and "
-                  "report those figures too: a fair comparison of the bests on a machine whose speed drifts (0: skip)")
+                  "After all runs, measure each run's fastest kernels (--final-top) again this many times, the runs "
+                  "taking turns, and report the best of each run's medians too: a fair comparison of the bests on a "
+                  "machine whose speed drifts (0: skip)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  sub->add_option("--final-top", o->final_top,
+                  "How many of each run's fastest kernels --final-rounds measures again (a search's single best record "
+                  "is the luckiest of many near-equal ones)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   sub->add_option("--check", c->baseline_path,
                   "CI mode: compare best GFLOP/s and trials-to-target of every policy and operator with this "
                   "baseline file; exit 3 on a regression confirmed by a second measurement");

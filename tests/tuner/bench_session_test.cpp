@@ -62,7 +62,7 @@ TEST(BenchCommand, WritesTheReportResumesAndChecksAgainstABaseline) {
               {"op": "softmax:M=8,N=64", "label": "sm"}]})";
   }
   const std::string base = "bench --suite " + (dir / "tiny.json") + " --policies random,evolutionary --trials 3 --out " +
-                           (dir / "out") + " --no-progress --min-seconds 0.01 --final-rounds 2";
+                           (dir / "out") + " --no-progress --min-seconds 0.01 --final-rounds 2 --final-top 2";
   const auto first = tlptune(base + " --check " + (dir / "baseline.json") + " --update-baseline");
   ASSERT_EQ(first.code, 0) << first.output;
   for (const std::string f : {"out/report.md", "out/report.json", "baseline.json"})
@@ -70,7 +70,7 @@ TEST(BenchCommand, WritesTheReportResumesAndChecksAgainstABaseline) {
   EXPECT_TRUE(std::filesystem::exists(dir / "out/plots/softmax_M_8_N_64-sm-trials.svg"));
   EXPECT_NE(first.output.find("| random |"), std::string::npos) << first.output;
 
-  // Each run's best kernel was measured again, after all runs, once per round (--final-rounds 2).
+  // Each run's two fastest kernels were measured again, after all runs, once per round (--final-rounds 2).
   nlohmann::json report;
   std::ifstream(dir / "out/report.json") >> report;
   ASSERT_EQ(report["runs"].size(), 4u);
@@ -82,16 +82,16 @@ TEST(BenchCommand, WritesTheReportResumesAndChecksAgainstABaseline) {
     for (std::string line; std::getline(in, line);) n += !line.empty();
     return n;
   };
-  // 4 runs x 2 rounds; round 2 starts with the second run's kernel and ends with the first's.
+  // 4 runs x 2 kernels x 2 rounds; round 2 starts with the second kernel and ends with the first.
   std::vector<nlohmann::json> finals;
   std::ifstream in(dir / "out/finals/remeasured.jsonl");
   for (std::string line; std::getline(in, line);) finals.push_back(nlohmann::json::parse(line));
-  ASSERT_EQ(finals.size(), 4u * 2);
-  EXPECT_EQ(finals[4]["schedule"], finals[1]["schedule"]);
-  EXPECT_EQ(finals[4]["workload"], finals[1]["workload"]);
-  EXPECT_EQ(finals[7]["schedule"], finals[0]["schedule"]);
-  EXPECT_EQ(finals[7]["workload"], finals[0]["workload"]);
-  EXPECT_NE(finals[5]["workload"], finals[4]["workload"]);  // the runs' kernels take turns
+  ASSERT_EQ(finals.size(), 8u * 2);
+  EXPECT_EQ(finals[0]["workload"], finals[1]["workload"]);  // one run's two kernels
+  EXPECT_NE(finals[0]["schedule"], finals[1]["schedule"]);
+  EXPECT_EQ(finals[8]["schedule"], finals[1]["schedule"]);
+  EXPECT_EQ(finals[15]["schedule"], finals[0]["schedule"]);
+  EXPECT_EQ(finals[15]["workload"], finals[0]["workload"]);
 
   // A re-run resumes every finished run (nothing is measured again) and matches its own baseline.
   auto log_size = [&] { return std::filesystem::file_size(dir / "out/logs/random-matmul_M_32_N_32_K_32-t3-s1.jsonl"); };
@@ -100,7 +100,7 @@ TEST(BenchCommand, WritesTheReportResumesAndChecksAgainstABaseline) {
   EXPECT_EQ(again.code, 0) << again.output;
   EXPECT_NE(again.output.find("no regression"), std::string::npos) << again.output;
   EXPECT_EQ(log_size(), size_before);
-  EXPECT_EQ(lines_of("out/finals/remeasured.jsonl"), 4 * 2);
+  EXPECT_EQ(lines_of("out/finals/remeasured.jsonl"), 8 * 2);
 
   // A baseline 1/0.7 times faster than what this build measures: a 30% slowdown.
   nlohmann::json b;

@@ -24,8 +24,9 @@ struct PolicyResult {
   TuningCurve curve;
   // Where the run's time went: wall clock in total, and its parts.
   double wall_seconds = 0, search_seconds = 0, model_seconds = 0, build_seconds = 0, run_seconds = 0;
-  // The run's best kernel measured again after all runs, side by side with the
-  // other runs' best kernels (the median of the rounds); 0: not measured again.
+  // The run's fastest kernels measured again after all runs, side by side with
+  // the other runs' (the best of the kernels' medians over the rounds); 0: not
+  // measured again, or none of them ran cleanly.
   double remeasured_gflops = 0;
 };
 

@@ -313,8 +313,9 @@ std::string report_header(const BenchReport &r, const std::string &baseline_poli
          "Speedups are how much sooner a policy reaches the final best of " +
          baseline_policy + " on the same seed, in trials and in wall time.";
   if (any_remeasured(r))
-    out += " \"Best re-measured\": each run's best kernel measured again after all runs, in rounds side by side "
-           "with the other runs' (the median of the rounds), so that the bests compare under the same conditions.";
+    out += " \"Best re-measured\": each run's fastest kernels measured again after all runs, in rounds side by "
+           "side with the other runs' (the best of their medians over the rounds), so that the bests compare under "
+           "the same conditions.";
   return out + "\n\n";
 }
 
