@@ -52,7 +52,7 @@ std::string resolved_tlp_model(const BenchOptions &o) {
 }
 
 // A search's best is its luckiest record, while a best measured again is a median
-// over rounds (often 10-25% lower on a busy machine): one cannot check the other.
+// over rounds (8-29% lower in the runs of 2026-12-01/02): one cannot check the other.
 void refuse_mismatched_bests(const BenchBaseline &baseline, const BenchOptions &o, const std::string &path) {
   const bool measured_again = o.final_rounds > 0;
   if (baseline.bests_measured_again == measured_again) return;

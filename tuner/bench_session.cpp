@@ -5,11 +5,12 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "codegen/operator.h"
 #include "measure/executable_path.h"
+#include "measure/kernel_cost_table.h"
 #include "measure/platform.h"
 #include "measure/record_log.h"
 #include "tuner/bench/json_file.h"
@@ -226,20 +227,17 @@ BenchReport execute(const BenchOptions &o, const std::vector<RunPlan> &plans, co
   return report;
 }
 
-// Up to `n` distinct kernels of a run's log, fastest record first.
+// Up to `n` kernels of a run's log, cheapest first, ranked as tune ranks them.
 std::vector<Schedule> fastest_kernels_of(const std::string &log, int n) {
   if (!fs::exists(log)) return {};
-  std::map<std::string, std::pair<double, Schedule>> best;  // by schedule text
+  KernelCostTable costs;
+  std::unordered_map<std::string, Schedule> by_key;
   for (const MeasureRecord &r : read_record_log(log).records) {
-    if (!r.ok() || !(r.median_cost > 0)) continue;
-    auto [it, inserted] = best.try_emplace(r.schedule.to_text(), r.median_cost, r.schedule);
-    if (!inserted) it->second.first = std::min(it->second.first, r.median_cost);
+    costs.add(r);
+    by_key.try_emplace(r.schedule.to_text(), r.schedule);
   }
-  std::vector<std::pair<double, Schedule>> sorted;
-  for (auto &[text, entry] : best) sorted.push_back(entry);
-  std::stable_sort(sorted.begin(), sorted.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
   std::vector<Schedule> out;
-  for (size_t i = 0; i < sorted.size() && int(i) < n; ++i) out.push_back(sorted[i].second);
+  for (const std::string &key : costs.cheapest(size_t(n))) out.push_back(by_key.at(key));
   return out;
 }
 
