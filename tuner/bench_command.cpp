@@ -34,6 +34,11 @@ std::string command_line(const BenchOptions &o, const CheckOptions &c) {
     if (p == "tlp") s += " --model " + o.model;
   if (o.threads > 0) s += " --platform " + o.target + "@" + std::to_string(o.threads);
   else if (o.target != "host") s += " --target " + o.target;
+  if (o.final_early > 0 && o.final_rounds > 0) {
+    char early[32];
+    snprintf(early, sizeof early, "%g", o.final_early);
+    s += std::string(" --final-early ") + early;
+  }
   if (!c.baseline_path.empty()) s += " --check " + c.baseline_path + (c.update ? " --update-baseline" : "");
   return s;
 }
@@ -179,6 +184,12 @@ Command add_bench_command(CLI::App &app) {
                   "is the luckiest of many near-equal ones)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  sub->add_option("--final-early", o->final_early,
+                  "Also measure again each run's --final-top fastest kernels among its first FRACTION of trials, in "
+                  "the same rounds (e.g. 0.1 with --trials 1000: is TLP's best of 100 trials as fast as random's of "
+                  "1000?); the report compares them with the baseline policy's best of all trials (0: skip)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
   sub->add_option("--check", c->baseline_path,
                   "CI mode: compare best GFLOP/s and trials-to-target of every policy and operator with this "
                   "baseline file; exit 3 on a regression confirmed by a second measurement");
@@ -198,6 +209,9 @@ Command add_bench_command(CLI::App &app) {
       o->threads = p.threads;
     }
     o->model = resolved_tlp_model(*o);
+    if (o->final_early > 0 && o->final_rounds == 0)
+      throw std::runtime_error("--final-early measures kernels again in the --final-rounds rounds; give --final-rounds "
+                               "N (e.g. 5) or leave --final-early out");
     if (c->update && c->baseline_path.empty())
       throw std::runtime_error("--update-baseline needs --check FILE: the file to write the baseline to");
     if (!c->baseline_path.empty() && !c->update)  // fail before hours of tuning

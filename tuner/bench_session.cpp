@@ -1,6 +1,7 @@
 #include "tuner/bench_session.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -227,49 +228,85 @@ BenchReport execute(const BenchOptions &o, const std::vector<RunPlan> &plans, co
   return report;
 }
 
-// Up to `n` kernels of a run's log, cheapest first, ranked as tune ranks them.
-std::vector<Schedule> fastest_kernels_of(const std::string &log, int n) {
+// Up to `n` kernels of a run's log, cheapest first, ranked as tune ranks them;
+// only those of its first `trials` records (one per trial) when `trials` > 0.
+std::vector<Schedule> fastest_kernels_of(const std::string &log, int n, int trials) {
   if (!fs::exists(log)) return {};
   KernelCostTable costs;
   std::unordered_map<std::string, Schedule> by_key;
-  for (const MeasureRecord &r : read_record_log(log).records) {
-    costs.add(r);
-    by_key.try_emplace(r.schedule.to_text(), r.schedule);
+  const std::vector<MeasureRecord> records = read_record_log(log).records;
+  const size_t count = trials > 0 ? std::min(records.size(), size_t(trials)) : records.size();
+  for (size_t i = 0; i < count; ++i) {
+    costs.add(records[i]);
+    by_key.try_emplace(records[i].schedule.to_text(), records[i].schedule);
   }
   std::vector<Schedule> out;
   for (const std::string &key : costs.cheapest(size_t(n))) out.push_back(by_key.at(key));
   return out;
 }
 
-// Sets each run's remeasured_gflops (see side_by_side_remeasure.h); `runs[i]` is
-// the run of `plans[i]`. The figures are stored in `dir` and read back by a
-// resumed bench with the same rounds and runs.
+int early_trials_of(const BenchOptions &o, const RunPlan &plan) {
+  return o.final_early > 0 ? std::max(1, int(std::ceil(o.final_early * plan.trials - 1e-9))) : 0;
+}
+
+// One kernel to measure again: of which run, and whether it is among that run's
+// fastest of all trials, of its first trials, or both (then measured once).
+struct FinalKernel {
+  size_t run;
+  bool of_all = false, of_early = false;
+};
+
+// Sets each run's remeasured_gflops and, with final_early, its
+// remeasured_early_gflops (see side_by_side_remeasure.h); `runs[i]` is the run of
+// `plans[i]`. The figures are stored in `dir` and read back by a resumed bench
+// with the same settings and runs.
 void remeasure_best_kernels(const BenchOptions &o, const std::vector<RunPlan> &plans, const std::string &dir,
                             BenchReport &report, const std::atomic<bool> &stop) {
   if (o.final_rounds <= 0 || report.runs.size() != plans.size() || plans.empty()) return;
   const std::string done = dir + "/remeasured.json";
   fs::create_directories(dir);
+  for (size_t i = 0; i < plans.size(); ++i) report.runs[i].early_trials = early_trials_of(o, plans[i]);
   if (fs::exists(done)) {
     const nlohmann::json stored = bench_detail::read_json_object_file("re-measured bests", done);
     const nlohmann::json runs = stored.value("runs", nlohmann::json::object());
+    const nlohmann::json early = stored.value("runs_early", nlohmann::json::object());
+    auto has = [&](const nlohmann::json &figures, const RunPlan &p) {
+      return figures.contains(p.name) && figures[p.name].is_number();
+    };
     const bool complete = stored.value("rounds", 0) == o.final_rounds && stored.value("top", 1) == o.final_top &&
+                          stored.value("early", 0.0) == o.final_early &&
                           std::all_of(plans.begin(), plans.end(), [&](const RunPlan &p) {
-                            return runs.contains(p.name) && runs[p.name].is_number();
+                            return has(runs, p) && (o.final_early <= 0 || has(early, p));
                           });
     if (complete) {
-      for (size_t i = 0; i < plans.size(); ++i) report.runs[i].remeasured_gflops = runs[plans[i].name].get<double>();
+      for (size_t i = 0; i < plans.size(); ++i) {
+        report.runs[i].remeasured_gflops = runs[plans[i].name].get<double>();
+        if (o.final_early > 0) report.runs[i].remeasured_early_gflops = early[plans[i].name].get<double>();
+      }
       return;
     }
   }
-  std::vector<size_t> run_of_kernel;
+  std::vector<FinalKernel> roles;
   std::vector<RemeasureKernel> kernels;
-  for (size_t i = 0; i < plans.size(); ++i)
-    for (const Schedule &s : fastest_kernels_of(o.out_dir + "/logs/" + plans[i].name + ".jsonl", o.final_top)) {
-      run_of_kernel.push_back(i);
-      kernels.push_back({plans[i].op.op, s});
-    }
-  fprintf(stderr, "measuring the %d fastest kernel%s of each of %zu runs again (%zu kernels), side by side, %d round%s\n",
-          o.final_top, o.final_top == 1 ? "" : "s", plans.size(), kernels.size(), o.final_rounds,
+  for (size_t i = 0; i < plans.size(); ++i) {
+    const std::string log = o.out_dir + "/logs/" + plans[i].name + ".jsonl";
+    std::unordered_map<std::string, size_t> index;  // this run's kernels so far, by schedule text
+    auto add = [&](const Schedule &s, bool FinalKernel::*role) {
+      auto [it, fresh] = index.try_emplace(s.to_text(), kernels.size());
+      if (fresh) {
+        roles.push_back({i});
+        kernels.push_back({plans[i].op.op, s});
+      }
+      roles[it->second].*role = true;
+    };
+    for (const Schedule &s : fastest_kernels_of(log, o.final_top, 0)) add(s, &FinalKernel::of_all);
+    if (o.final_early > 0)
+      for (const Schedule &s : fastest_kernels_of(log, o.final_top, report.runs[i].early_trials))
+        add(s, &FinalKernel::of_early);
+  }
+  fprintf(stderr, "measuring the %d fastest kernel%s of each of %zu runs%s again (%zu kernels), side by side, %d round%s\n",
+          o.final_top, o.final_top == 1 ? "" : "s", plans.size(),
+          o.final_early > 0 ? ", and of their first trials," : "", kernels.size(), o.final_rounds,
           o.final_rounds == 1 ? "" : "s");
   RemeasureOptions ro;
   ro.rounds = o.final_rounds;
@@ -279,14 +316,23 @@ void remeasure_best_kernels(const BenchOptions &o, const std::vector<RunPlan> &p
   ro.log_path = dir + "/remeasured.jsonl";
   const std::vector<double> gflops = remeasure_side_by_side(kernels, ro, stop);
   if (stop) return;
-  for (PolicyResult &run : report.runs) run.remeasured_gflops = 0;  // a run without a valid kernel stays 0
+  for (PolicyResult &run : report.runs) run.remeasured_gflops = run.remeasured_early_gflops = 0;  // none valid: 0
   for (size_t k = 0; k < kernels.size(); ++k) {
-    double &figure = report.runs[run_of_kernel[k]].remeasured_gflops;
-    figure = std::max(figure, gflops[k]);
+    PolicyResult &run = report.runs[roles[k].run];
+    if (roles[k].of_all) run.remeasured_gflops = std::max(run.remeasured_gflops, gflops[k]);
+    if (roles[k].of_early) run.remeasured_early_gflops = std::max(run.remeasured_early_gflops, gflops[k]);
   }
-  nlohmann::json runs = nlohmann::json::object();
-  for (size_t i = 0; i < plans.size(); ++i) runs[plans[i].name] = report.runs[i].remeasured_gflops;
-  write_json_file(done, {{"rounds", o.final_rounds}, {"top", o.final_top}, {"runs", runs}});
+  nlohmann::json runs = nlohmann::json::object(), early = nlohmann::json::object();
+  for (size_t i = 0; i < plans.size(); ++i) {
+    runs[plans[i].name] = report.runs[i].remeasured_gflops;
+    if (o.final_early > 0) early[plans[i].name] = report.runs[i].remeasured_early_gflops;
+  }
+  nlohmann::json figures = {{"rounds", o.final_rounds}, {"top", o.final_top}, {"runs", runs}};
+  if (o.final_early > 0) {
+    figures["early"] = o.final_early;
+    figures["runs_early"] = early;
+  }
+  write_json_file(done, figures);
 }
 
 BenchSuite checked_suite(const BenchOptions &o) {

@@ -7,7 +7,8 @@
 //   logs/<run>.jsonl   each run's measurements (append-only, as `tune` writes)
 //   runs/<run>.json    a finished run's curve and time split; its presence means done
 //   peers/<op>.json    the peers' figures for one operator
-//   finals/            each run's fastest kernels (final_top) measured again after
+//   finals/            each run's fastest kernels (final_top; also those of its first
+//                      trials with final_early) measured again after
 //                      all runs, side by side (remeasured.jsonl: the records;
 //                      remeasured.json: the figures, whose presence means done)
 // An interrupted run's partial log is set aside (renamed, never deleted) and the
@@ -64,6 +65,11 @@ struct BenchOptions {
   // record as its best (measured: 26-29% above the kernel's median on matmul).
   int final_rounds = 5;
   int final_top = 3;
+  // With final_rounds, also measure again each run's final_top fastest kernels
+  // among its first ceil(final_early * trials) trials, in the same rounds (0:
+  // not): whether one policy's best of 100 trials is as fast as another's of
+  // 1,000 is then measured side by side, not read off two noisy searches.
+  double final_early = 0;
   bool progress = true;
 };
 

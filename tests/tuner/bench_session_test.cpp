@@ -5,11 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
 
+#include "measure/record_log.h"
 #include "tests/tuner/cli_test_util.h"
 
 namespace tlp {
@@ -125,6 +127,62 @@ TEST(BenchCommand, WritesTheReportResumesAndChecksAgainstABaseline) {
   EXPECT_NE(mixed.output.find("holds best kernels measured again"), std::string::npos) << mixed.output;
   EXPECT_NE(mixed.output.find("--final-rounds"), std::string::npos) << mixed.output;
   EXPECT_NE(mixed.output.find("--update-baseline"), std::string::npos) << mixed.output;
+}
+
+// The cheapest valid kernel of a log's first `trials` records (0: all); its schedule's text.
+std::string cheapest_of(const std::string &log, size_t trials) {
+  const auto records = read_record_log(log).records;
+  std::string best;
+  double best_cost = 0;
+  for (size_t i = 0; i < records.size() && (trials == 0 || i < trials); ++i)
+    if (records[i].ok() && (best.empty() || records[i].median_cost < best_cost)) {
+      best = records[i].schedule.to_text();
+      best_cost = records[i].median_cost;
+    }
+  return best;
+}
+
+TEST(BenchCommand, FinalEarlyMeasuresTheBestOfTheFirstTrialsAgainInTheSameRounds) {
+  TempDir dir;
+  {
+    std::ofstream suite(dir / "one.json");
+    suite << R"({"format": 1, "name": "one", "operators": [{"op": "matmul:M=32,N=32,K=32"}]})";
+  }
+  const std::string base = "bench --suite " + (dir / "one.json") + " --policies random --trials 4 --out " +
+                           (dir / "out") + " --no-progress --min-seconds 0.01 --final-top 1 --final-early 0.5";
+  const auto refused = tlptune(base + " --final-rounds 0");
+  EXPECT_EQ(refused.code, 1) << refused.output;
+  EXPECT_NE(refused.output.find("--final-rounds"), std::string::npos) << refused.output;
+
+  const auto done = tlptune(base + " --final-rounds 2");
+  ASSERT_EQ(done.code, 0) << done.output;
+  EXPECT_NE(done.output.find("first 2: "), std::string::npos) << done.output;
+  nlohmann::json report;
+  std::ifstream(dir / "out/report.json") >> report;
+  ASSERT_EQ(report["runs"].size(), 1u);
+  EXPECT_EQ(report["runs"][0]["early_trials"], 2);  // half of 4 trials
+  EXPECT_GT(report["runs"][0]["remeasured_early_gflops"].get<double>(), 0);
+
+  // The best of all 4 trials and the best of the first 2, each measured once per round
+  // (once in all when they are the same kernel).
+  const std::string log = dir / "out/logs/random-matmul_M_32_N_32_K_32-t4-s1.jsonl";
+  const std::string all = cheapest_of(log, 0), early = cheapest_of(log, 2);
+  std::vector<std::string> measured;
+  std::ifstream in(dir / "out/finals/remeasured.jsonl");
+  for (std::string line; std::getline(in, line);)
+    measured.push_back(Schedule::from_json(nlohmann::json::parse(line)["schedule"]).to_text());
+  const size_t kernels = all == early ? 1 : 2;
+  ASSERT_EQ(measured.size(), kernels * 2) << "all: " << all << "\nearly: " << early;
+  EXPECT_NE(std::find(measured.begin(), measured.end(), all), measured.end());
+  EXPECT_NE(std::find(measured.begin(), measured.end(), early), measured.end());
+
+  // Resumed with the same settings, nothing is measured again.
+  const auto again = tlptune(base + " --final-rounds 2");
+  ASSERT_EQ(again.code, 0) << again.output;
+  std::ifstream in2(dir / "out/finals/remeasured.jsonl");
+  size_t lines = 0;
+  for (std::string line; std::getline(in2, line);) lines += !line.empty();
+  EXPECT_EQ(lines, kernels * 2);
 }
 
 TEST(BenchCommand, OnlineUpdateSettingsReachTheTlpPolicies) {

@@ -23,6 +23,8 @@ json run_to_json(const PolicyResult &run) {
           {"build_seconds", run.build_seconds},
           {"run_seconds", run.run_seconds},
           {"remeasured_gflops", run.remeasured_gflops},
+          {"early_trials", run.early_trials},
+          {"remeasured_early_gflops", run.remeasured_early_gflops},
           {"curve", run.curve.to_json()}};
 }
 
@@ -38,6 +40,8 @@ PolicyResult run_from_json(const json &j) {
   run.build_seconds = j.at("build_seconds").get<double>();
   run.run_seconds = j.at("run_seconds").get<double>();
   run.remeasured_gflops = j.value("remeasured_gflops", 0.0);  // absent in reports before 2026-12-01
+  run.early_trials = j.value("early_trials", 0);  // absent before 2026-12-02
+  run.remeasured_early_gflops = j.value("remeasured_early_gflops", 0.0);
   run.curve = TuningCurve::from_json(j.at("curve"));
   return run;
 }

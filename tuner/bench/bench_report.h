@@ -28,6 +28,11 @@ struct PolicyResult {
   // the other runs' (the best of the kernels' medians over the rounds); 0: not
   // measured again, or none of them ran cleanly.
   double remeasured_gflops = 0;
+  // The same for the fastest kernels among the run's first `early_trials` trials
+  // (bench --final-early; 0 and 0: not measured): is a policy's best of its first
+  // tenth as fast as another's best of all its trials, measured side by side?
+  int early_trials = 0;
+  double remeasured_early_gflops = 0;
 };
 
 struct BenchPeerResult {
@@ -67,6 +72,9 @@ constexpr int kBenchReportFormat = 1;
 //   with the baseline run of the same seed, or with every baseline run when there
 //   is none; the median over pairs, a pair that never got there counting as 0
 //   ("not reached" when the median did not).
+// - when any run's first trials were measured again (early_trials): the same of
+//   those kernels, and for other policies their median over the baseline's
+//   re-measured best of all its trials.
 // Then the peers' GFLOP/s and the ratio of the best tuned kernel to each, and a
 // summary of geometric means across operators (with the re-measured bests'
 // ratio to the baseline's when any run was measured again).

@@ -80,6 +80,16 @@ bool any_remeasured(const BenchReport &r) {
   return std::any_of(r.runs.begin(), r.runs.end(), [](const PolicyResult &run) { return run.remeasured_gflops > 0; });
 }
 
+std::vector<double> early_bests(const PolicyRuns &p) {
+  std::vector<double> bests;
+  for (const PolicyResult *run : p.seeds) bests.push_back(run->remeasured_early_gflops);
+  return bests;
+}
+
+bool any_early(const BenchReport &r) {
+  return std::any_of(r.runs.begin(), r.runs.end(), [](const PolicyResult &run) { return run.early_trials > 0; });
+}
+
 double best_of_operator(const OperatorRuns &op) {
   double best = 0;
   for (const auto &p : op.policies)
@@ -180,21 +190,55 @@ std::string speedup_cell(const SpeedupSummary &s, double value) {
   return out;
 }
 
+// "first 100: 96.3 (93.0–99.5)": the re-measured best of the first trials.
+std::string early_cell(const PolicyRuns &p) {
+  std::vector<int> trials;
+  for (const PolicyResult *run : p.seeds)
+    if (run->early_trials > 0) trials.push_back(run->early_trials);
+  if (trials.empty()) return "—";
+  const auto [lo, hi] = std::minmax_element(trials.begin(), trials.end());
+  const std::string first = *lo == *hi ? std::to_string(*lo) : std::to_string(*lo) + "–" + std::to_string(*hi);
+  return "first " + first + ": " + best_cell(early_bests(p));
+}
+
+// The median over seeds of a run's re-measured best of its first trials over the
+// baseline run's re-measured best of all its trials (same seed), and how many
+// seeds got at least as fast: "1.04× (2/2 seeds ≥)".
+std::string early_vs_baseline_cell(const PolicyRuns &p, const PolicyRuns &baseline) {
+  std::vector<double> ratios;
+  int at_least = 0;
+  for (const PolicyResult *run : p.seeds) {
+    if (run->early_trials == 0) continue;
+    for (const PolicyResult *base : baseline.seeds) {
+      if (base->seed != run->seed || base->remeasured_gflops <= 0) continue;
+      ratios.push_back(run->remeasured_early_gflops / base->remeasured_gflops);
+      at_least += ratios.back() >= 1;
+    }
+  }
+  if (ratios.empty()) return "—";
+  return ratio_text(median(ratios)) + " (" + std::to_string(at_least) + "/" + std::to_string(ratios.size()) +
+         " seeds ≥)";
+}
+
 std::string policy_row(const OperatorRuns &op, const PolicyRuns &p, const std::string &baseline_policy,
-                       bool remeasured) {
+                       bool remeasured, bool early) {
   const double best = best_of_operator(op);
   std::vector<std::string> cells = {cell(p.policy), std::to_string(p.seeds.size()), best_cell(final_bests(p))};
   if (remeasured) cells.push_back(best_cell(remeasured_bests(p)));
+  if (early) cells.push_back(early_cell(p));
   cells.insert(cells.end(), {to_targets_cell(p, best, false), to_targets_cell(p, best, true),
                              fixed(median_wall(p), 1), time_split_cell(p)});
   const PolicyRuns *baseline = find_policy(op, baseline_policy);
   if (p.policy == baseline_policy) {
     cells.insert(cells.end(), {"baseline", "baseline"});
+    if (early) cells.push_back("baseline");
   } else if (!baseline) {
     cells.insert(cells.end(), {"no baseline run", "no baseline run"});
+    if (early) cells.push_back("no baseline run");
   } else {
     const SpeedupSummary s = summarize_speedup(p, *baseline);
     cells.insert(cells.end(), {speedup_cell(s, s.trials), speedup_cell(s, s.seconds)});
+    if (early) cells.push_back(early_vs_baseline_cell(p, *baseline));
   }
   return row(cells);
 }
@@ -217,14 +261,16 @@ std::string operator_section(const BenchReport &r, const OperatorRuns &op, const
   std::string out = "## " + operator_title(op) + "\n\n";
   out += "Best found by any policy: " + fixed(best_of_operator(op), 1) +
          " GFLOP/s; the targets below are 50%, 90% and 95% of it.\n\n";
-  const bool remeasured = any_remeasured(r);
+  const bool remeasured = any_remeasured(r), early = any_early(r);
   std::vector<std::string> columns = {"policy", "seeds", "best GFLOP/s"};
   if (remeasured) columns.push_back("best re-measured");
+  if (early) columns.push_back("best of first trials, re-measured");
   columns.insert(columns.end(), {"trials to 50/90/95%", "seconds to 50/90/95%", "wall s", "time split",
                                  "trials speedup vs " + cell(baseline_policy),
                                  "time speedup vs " + cell(baseline_policy)});
+  if (early) columns.push_back("first trials vs " + cell(baseline_policy) + "'s all, re-measured");
   out += header(columns);
-  for (const auto &p : op.policies) out += policy_row(op, p, baseline_policy, remeasured);
+  for (const auto &p : op.policies) out += policy_row(op, p, baseline_policy, remeasured, early);
   return out + peers_table(r, op) + "\n";
 }
 
@@ -252,7 +298,7 @@ void push_ratio(std::vector<double> &ratios, const std::vector<double> &bests, c
 // (and re-measured best) relative to the baseline's, and of its speedups where the
 // median reached.
 std::string policy_summary(const std::vector<OperatorRuns> &ops, const std::string &baseline_policy,
-                           bool remeasured) {
+                           bool remeasured, bool early) {
   std::vector<std::string> policies;
   for (const auto &op : ops)
     for (const auto &p : op.policies)
@@ -261,10 +307,11 @@ std::string policy_summary(const std::vector<OperatorRuns> &ops, const std::stri
   if (policies.empty()) return "";
   std::vector<std::string> columns = {"policy", "operators", "best GFLOP/s vs " + cell(baseline_policy)};
   if (remeasured) columns.push_back("re-measured best vs " + cell(baseline_policy));
+  if (early) columns.push_back("re-measured best of first trials vs " + cell(baseline_policy) + "'s all");
   columns.insert(columns.end(), {"trials speedup", "time speedup"});
   std::string out = header(columns);
   for (const auto &policy : policies) {
-    std::vector<double> best_ratios, remeasured_ratios, trials, seconds;
+    std::vector<double> best_ratios, remeasured_ratios, early_ratios, trials, seconds;
     size_t compared = 0;
     for (const auto &op : ops) {
       const PolicyRuns *p = find_policy(op, policy), *base = find_policy(op, baseline_policy);
@@ -272,12 +319,14 @@ std::string policy_summary(const std::vector<OperatorRuns> &ops, const std::stri
       ++compared;
       push_ratio(best_ratios, final_bests(*p), final_bests(*base));
       push_ratio(remeasured_ratios, remeasured_bests(*p), remeasured_bests(*base));
+      push_ratio(early_ratios, early_bests(*p), remeasured_bests(*base));
       const SpeedupSummary s = summarize_speedup(*p, *base);
       if (s.trials > 0 && std::isfinite(s.trials)) trials.push_back(s.trials);
       if (s.seconds > 0 && std::isfinite(s.seconds)) seconds.push_back(s.seconds);
     }
     std::vector<std::string> cells = {cell(policy), std::to_string(compared), geomean_cell(best_ratios, compared)};
     if (remeasured) cells.push_back(geomean_cell(remeasured_ratios, compared));
+    if (early) cells.push_back(geomean_cell(early_ratios, compared));
     cells.insert(cells.end(), {geomean_cell(trials, compared), geomean_cell(seconds, compared)});
     out += row(cells);
   }
@@ -316,6 +365,10 @@ std::string report_header(const BenchReport &r, const std::string &baseline_poli
     out += " \"Best re-measured\": each run's fastest kernels measured again after all runs, in rounds side by "
            "side with the other runs' (the best of their medians over the rounds), so that the bests compare under "
            "the same conditions.";
+  if (any_early(r))
+    out += " \"Best of first trials, re-measured\": the same for each run's fastest kernels among its first trials "
+           "only (bench --final-early), measured in the same rounds; against the baseline's best of all its trials it "
+           "says whether a policy got as far in that fraction of the trials.";
   return out + "\n\n";
 }
 
@@ -328,7 +381,7 @@ std::string render_markdown(const BenchReport &r, const std::string &baseline_po
   for (const auto &op : ops) out += operator_section(r, op, baseline_policy);
   out += "## Summary across " + std::to_string(ops.size()) + (ops.size() == 1 ? " operator" : " operators") +
          " (geometric means)\n\n";
-  out += policy_summary(ops, baseline_policy, any_remeasured(r));
+  out += policy_summary(ops, baseline_policy, any_remeasured(r), any_early(r));
   out += peer_summary(r, ops);
   return out;
 }

@@ -199,6 +199,49 @@ TEST(BenchReportJson, RemeasuredBestsRoundTripAndOlderReportsReadAsNotMeasured) 
   EXPECT_EQ(BenchReport::from_json(older).runs[3].remeasured_gflops, 0);
 }
 
+// The runs' fastest kernels of their first 2 trials measured again too: on the
+// matmul random's 30 and 35, tlp's 48 and 45 against random's bests of all
+// trials, 40 (seed 1) and 50 (seed 2).
+BenchReport early_report() {
+  BenchReport r = remeasured_report();
+  const double early[] = {30, 35, 48, 45, 6, 0};
+  for (size_t i = 0; i < r.runs.size(); ++i) {
+    r.runs[i].early_trials = 2;
+    r.runs[i].remeasured_early_gflops = early[i];
+  }
+  return r;
+}
+
+TEST(BenchReportMarkdown, BestsOfTheFirstTrialsCompareWithTheBaselinesBestOfAllSeedBySeed) {
+  const std::string md = render_markdown(early_report(), "random");
+  EXPECT_NE(md.find("--final-early"), std::string::npos);
+  const std::string mm = section(md, "mm");
+  const auto random = row_cells(mm, "random"), tlp = row_cells(mm, "tlp");
+  ASSERT_EQ(random.size(), 12u) << mm;
+  EXPECT_EQ(random[4], "first 2: 32.5 (30.0–35.0)");
+  EXPECT_EQ(tlp[4], "first 2: 46.5 (45.0–48.0)");
+  EXPECT_EQ(random[11], "baseline");
+  EXPECT_EQ(tlp[11], "1.05× (1/2 seeds ≥)");  // 48 / 40 = 1.2 and 45 / 50 = 0.9
+  EXPECT_EQ(tlp[9], "2.50×");                  // the speedups stay where they were
+  const auto summary = row_cells(section(md, "Summary"), "tlp");
+  ASSERT_EQ(summary.size(), 7u);
+  EXPECT_EQ(summary[4], "1.03× (1/2 ops)");  // 46.5 / 45; the softmax's tlp kernels never ran
+}
+
+TEST(BenchReportJson, BestsOfTheFirstTrialsRoundTripAndOlderReportsReadAsNotMeasured) {
+  const BenchReport r = early_report();
+  const BenchReport back = BenchReport::from_json(nlohmann::json::parse(r.to_json().dump()));
+  EXPECT_EQ(back.runs[2].early_trials, 2);
+  EXPECT_EQ(back.runs[2].remeasured_early_gflops, 48);
+  nlohmann::json older = r.to_json();
+  for (auto &run : older["runs"]) {
+    run.erase("early_trials");
+    run.erase("remeasured_early_gflops");
+  }
+  EXPECT_EQ(BenchReport::from_json(older).runs[2].early_trials, 0);
+  EXPECT_EQ(render_markdown(BenchReport::from_json(older), "random").find("first trials"), std::string::npos);
+}
+
 TEST(BenchReportMarkdown, MissingBaselineIsSaid) {
   const std::string mm = section(render_markdown(small_report(), "evolutionary"), "mm");
   EXPECT_EQ(row_cells(mm, "tlp")[7], "no baseline run");
