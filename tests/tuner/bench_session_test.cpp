@@ -142,13 +142,14 @@ std::string cheapest_of(const std::string &log, size_t trials) {
   return best;
 }
 
+// A suite file of the one small matmul; returns its path.
+std::string matmul_suite(const TempDir &dir) {
+  return dir.write("tiny.json", R"({"format": 1, "name": "tiny", "operators": [{"op": "matmul:M=32,N=32,K=32"}]})");
+}
+
 TEST(BenchCommand, FinalEarlyMeasuresTheBestOfTheFirstTrialsAgainInTheSameRounds) {
   TempDir dir;
-  {
-    std::ofstream suite(dir / "one.json");
-    suite << R"({"format": 1, "name": "one", "operators": [{"op": "matmul:M=32,N=32,K=32"}]})";
-  }
-  const std::string base = "bench --suite " + (dir / "one.json") + " --policies random --trials 4 --out " +
+  const std::string base = "bench --suite " + matmul_suite(dir) + " --policies random --trials 4 --out " +
                            (dir / "out") + " --no-progress --min-seconds 0.01 --final-top 1 --final-early 0.5";
   const auto refused = tlptune(base + " --final-rounds 0");
   EXPECT_EQ(refused.code, 1) << refused.output;
@@ -187,11 +188,7 @@ TEST(BenchCommand, FinalEarlyMeasuresTheBestOfTheFirstTrialsAgainInTheSameRounds
 
 TEST(BenchCommand, OnlineUpdateSettingsReachTheTlpPolicies) {
   TempDir dir;
-  {
-    std::ofstream suite(dir / "tiny.json");
-    suite << R"({"format": 1, "name": "tiny", "operators": [{"op": "matmul:M=32,N=32,K=32"}]})";
-  }
-  const std::string base = "bench --suite " + (dir / "tiny.json") + " --policies tlp-online --trials 4 --out " +
+  const std::string base = "bench --suite " + matmul_suite(dir) + " --policies tlp-online --trials 4 --out " +
                            (dir / "out") + " --no-progress --min-seconds 0.01";
   const auto bad = tlptune(base + " --update-epochs -1");
   EXPECT_NE(bad.code, 0);
