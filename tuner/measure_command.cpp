@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "codegen/lower.h"
 #include "codegen/operator.h"
 #include "codegen/target.h"
 #include "tuner/command.h"
@@ -20,6 +21,7 @@ Command add_measure_command(CLI::App &app) {
     std::string log;
     double min_seconds = 0.2;
     bool build_only = false;
+    bool print_halide = false;
   };
   auto o = std::make_shared<Options>();
   Command c;
@@ -33,11 +35,20 @@ Command add_measure_command(CLI::App &app) {
                   "Build (and for a GPU validate with ptxas) without running or logging: checks schedules for a "
                   "target this machine cannot run");
   c.app->add_option("--min-seconds", o->min_seconds, "Timed seconds per schedule, at least")->capture_default_str();
+  c.app->add_flag("--print-halide", o->print_halide,
+                  "Print each schedule as the Halide C++ it lowers to, and stop (nothing is built): to see why a "
+                  "candidate failed, or to reuse it by hand");
   c.run = [o] {
     auto op = make_operator(o->op);
-    const Halide::Target target = parse_target(o->target);
     std::vector<Schedule> schedules;
     for (const auto &text : o->schedules) schedules.push_back(Schedule::from_text(text));
+    if (o->print_halide) {
+      const ComputeDag dag = make_compute_dag(*op);
+      for (const Schedule &s : schedules)
+        printf("// %s\n%s\n", s.to_text().c_str(), schedule_to_halide_source(*op, dag, s).c_str());
+      return kExitOk;
+    }
+    const Halide::Target target = parse_target(o->target);
     if (o->log.empty() && !o->build_only) throw std::runtime_error("--log is required (only --build-only needs none)");
     MeasurerOptions mo;
     mo.target = target.to_string();

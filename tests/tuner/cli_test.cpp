@@ -316,6 +316,17 @@ TEST(Cli, MeasureLogsAGivenScheduleAndRejectsAMalformedOne) {
   EXPECT_EQ(read_records(log).size(), 2u);
 }
 
+TEST(Cli, MeasurePrintHalideShowsTheLoweredScheduleAndBuildsNothing) {
+  CliRun ok = tlptune("measure --op matmul:M=32,N=32,K=32 --print-halide --schedule "
+                      "'SP(2,1,32,[8]); AN(2,2,vectorize); AN(2,0,parallel)'");
+  ASSERT_EQ(ok.code, 0) << ok.output;
+  EXPECT_NE(ok.output.find("C.update(0).split(n, n_0, n_1, 8"), std::string::npos) << ok.output;
+  EXPECT_NE(ok.output.find("C.update(0).vectorize(n_1);"), std::string::npos) << ok.output;
+  EXPECT_NE(ok.output.find("C.update(0).parallel(m);"), std::string::npos) << ok.output;
+  EXPECT_EQ(ok.output.find("GFLOP/s"), std::string::npos) << ok.output;  // not run
+  expect_error("measure --op matmul:M=32,N=32,K=32 --print-halide --schedule 'SP(2,9,32,[8])'", "no loop 9");
+}
+
 TEST(Cli, NetworkFileWithABadOperatorNamesTheTask) {
   TempDir d;
   const std::string net = d / "bad.json";
