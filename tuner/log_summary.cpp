@@ -25,6 +25,7 @@ std::vector<TaskSummary> summarize_tasks(const std::vector<MeasureRecord> &recor
     costs[it->second].add(r);
     if (!r.ok()) {
       ++t.errors[measure_error_name(r.error)];
+      t.failures.push_back(&r);
       continue;
     }
     ++t.ok;

@@ -19,6 +19,7 @@ struct TaskSummary {
   int records = 0;
   int ok = 0;
   std::map<std::string, int> errors;
+  std::vector<const MeasureRecord *> failures;  // in log order; point into the records passed in
   const MeasureRecord *best = nullptr;  // a valid record of the best kernel; points into the records passed in
   double best_cost = 0;                 // seconds: the median over the best kernel's measurements
   int best_measurements = 0;            // how many there are

@@ -26,11 +26,15 @@ double gflops_of(const std::string &workload, double seconds) {
 Command add_show_command(CLI::App &app) {
   auto path = std::make_shared<std::string>();
   auto json_path = std::make_shared<std::string>();
+  auto failures = std::make_shared<bool>(false);
   Command c;
   c.app = app.add_subcommand("show", "Summarize a log: per task, how many measurements, failures, and the best kernel");
   c.app->add_option("log", *path, "A tlptune JSON-lines log")->required();
   c.app->add_option("--json", *json_path, "Also write the summary as JSON to this file");
-  c.run = [path, json_path] {
+  c.app->add_flag("--failures", *failures,
+                  "Also list every failed record: its kind, message and schedule (the step text that 'tlptune "
+                  "measure --schedule' takes; add --print-halide there to see its Halide C++)");
+  c.run = [path, json_path, failures] {
     LogReadResult log = read_record_log(*path);
     for (const auto &w : log.warnings) fprintf(stderr, "warning: %s\n", w.c_str());
     nlohmann::json out = nlohmann::json::array();
@@ -45,6 +49,16 @@ Command add_show_command(CLI::App &app) {
       }
       nlohmann::json j = {{"workload", t.workload}, {"target", t.target},   {"platform", t.platform},
                           {"records", t.records},   {"valid", t.ok},         {"errors", t.errors}};
+      if (*failures) {
+        j["failures"] = nlohmann::json::array();
+        for (const MeasureRecord *r : t.failures) {
+          printf("  failed    %s: %s\n            %s\n", measure_error_name(r->error), r->error_message.c_str(),
+                 r->schedule.to_text().c_str());
+          j["failures"].push_back({{"error", measure_error_name(r->error)},
+                                   {"message", r->error_message},
+                                   {"schedule", r->schedule.to_text()}});
+        }
+      }
       if (t.best) {
         const double gf = gflops_of(t.workload, t.best_cost);
         printf("  best      %.4f ms, %.2f GFLOP/s", t.best_cost * 1e3, gf);

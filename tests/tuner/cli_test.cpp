@@ -300,7 +300,7 @@ TEST(Cli, NetworkTuningSpreadsTrialsAndReportsTheEstimatedLatency) {
   EXPECT_NEAR(summary.at("estimated_latency_seconds").get<double>(), expected, 1e-12);
 }
 
-TEST(Cli, MeasureLogsAGivenScheduleAndRejectsAMalformedOne) {
+TEST(Cli, MeasureLogsAGivenScheduleRejectsAMalformedOneAndShowListsTheFailure) {
   TempDir d;
   const std::string log = d / "l.jsonl";
   CliRun ok = tlptune("measure --op matmul:M=32,N=32,K=32 --min-seconds 0.01 --log " + quote(log) +
@@ -314,6 +314,17 @@ TEST(Cli, MeasureLogsAGivenScheduleAndRejectsAMalformedOne) {
   EXPECT_NE(bad.code, 0);
   EXPECT_NE(bad.output.find("invalid_schedule"), std::string::npos) << bad.output;
   EXPECT_EQ(read_records(log).size(), 2u);
+
+  // show --failures lists the failed one with its schedule, ready for measure --schedule.
+  CliRun show = tlptune("show " + quote(log) + " --failures --json " + quote(d / "s.json"));
+  ASSERT_EQ(show.code, 0) << show.output;
+  EXPECT_NE(show.output.find("failed    invalid_schedule: "), std::string::npos) << show.output;
+  EXPECT_NE(show.output.find("            SP(2,9,32,[8])\n"), std::string::npos) << show.output;
+  const auto failures = nlohmann::json::parse(read_file(d / "s.json")).at(0).at("failures");
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0].at("schedule"), "SP(2,9,32,[8])");
+  EXPECT_EQ(failures[0].at("error"), "invalid_schedule");
+  EXPECT_EQ(tlptune("show " + quote(log)).output.find("failed    "), std::string::npos);  // only when asked
 }
 
 TEST(Cli, MeasurePrintHalideShowsTheLoweredScheduleAndBuildsNothing) {
