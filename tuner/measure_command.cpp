@@ -1,34 +1,122 @@
 // tlptune measure: measures given schedules of an operator (written in the step
 // text form that logs and `show` print) with the same protocol as tuning, and
 // logs them. For hand-written schedules, regressions and checking a claim.
+// With --from-log it measures every schedule of another log again: a log
+// written by an older build (whose lowering has changed since) or on a busier
+// day, refreshed with this build's kernels.
 #include <atomic>
 #include <cstdio>
+#include <filesystem>
+#include <map>
 #include <memory>
+#include <set>
+#include <unordered_set>
 
 #include "codegen/lower.h"
 #include "codegen/operator.h"
 #include "codegen/target.h"
+#include "measure/record_log.h"
+#include "search/network_spec.h"
 #include "tuner/command.h"
+#include "tuner/compute_dag_cache.h"
+#include "tuner/current_split_extents.h"
+#include "tuner/interrupt.h"
 #include "tuner/measurer.h"
 
 namespace tlp {
+namespace {
+
+struct MeasureCommandOptions {
+  std::string op;
+  std::vector<std::string> schedules;
+  std::string target = "host";
+  std::string log;
+  double min_seconds = 0.2;
+  bool build_only = false;
+  bool print_halide = false;
+  std::string from_log;
+  std::vector<std::string> networks;
+};
+
+// The schedules of `old_log` to measure again, per workload in order of first
+// appearance: each distinct one once, less those already in `new_log` (a
+// resumed run), and only the workloads of `networks` when any are given. Older
+// records get this build's split extents first, so they replay.
+std::map<std::string, std::vector<Schedule>> schedules_to_refresh(const std::string &old_log,
+                                                                  const std::string &new_log,
+                                                                  const std::vector<std::string> &networks,
+                                                                  std::vector<std::string> &order) {
+  std::vector<MeasureRecord> records = read_record_log(old_log).records;
+  ComputeDagCache dags;
+  use_current_split_extents(records, dags);
+  std::set<std::string> wanted;
+  for (const std::string &path : networks)
+    for (const NetworkTask &t : read_network_spec(path).tasks) wanted.insert(make_operator(t.op)->workload().key());
+  std::unordered_set<std::string> seen;
+  if (std::filesystem::exists(new_log))
+    for (const MeasureRecord &r : read_record_log(new_log).records)
+      seen.insert(r.workload_key + "|" + r.schedule.to_text());
+  std::map<std::string, std::vector<Schedule>> out;
+  for (const MeasureRecord &r : records) {
+    if (!wanted.empty() && !wanted.count(r.workload_key)) continue;
+    if (!seen.insert(r.workload_key + "|" + r.schedule.to_text()).second) continue;
+    if (!out.count(r.workload_key)) order.push_back(r.workload_key);
+    out[r.workload_key].push_back(r.schedule);
+  }
+  return out;
+}
+
+// --from-log: measures the old log's schedules again, task by task, into o.log.
+int refresh_log(const MeasureCommandOptions &o) {
+  if (o.log.empty()) throw std::runtime_error("--from-log needs --log FILE: the log to append the new measurements to");
+  if (o.log == o.from_log)
+    throw std::runtime_error("--log must name another file than --from-log: logs are append-only, and the old "
+                             "measurements stay as they were");
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<Schedule>> todo = schedules_to_refresh(o.from_log, o.log, o.networks, order);
+  if (order.empty()) {
+    printf("nothing to measure: %s holds every schedule of %s%s already\n", o.log.c_str(), o.from_log.c_str(),
+           o.networks.empty() ? "" : " on these networks");
+    return kExitOk;
+  }
+  MeasurerOptions mo;
+  mo.target = parse_target(o.target).to_string();
+  mo.log_path = o.log;
+  mo.min_seconds = o.min_seconds;
+  Measurer measurer(mo);
+  const std::atomic<bool> &stop = stop_on_interrupt();
+  for (size_t i = 0; i < order.size() && !stop; ++i) {
+    auto op = make_operator(order[i]);
+    int ok = 0, failed = 0;
+    measurer.measure(*op, todo[order[i]], stop, [&](const MeasureRecord &r) { ++(r.ok() ? ok : failed); });
+    printf("[%zu/%zu] %s: %d measured, %d failed\n", i + 1, order.size(), order[i].c_str(), ok, failed);
+    fflush(stdout);
+  }
+  if (stop) {
+    fprintf(stderr, "interrupted: what was measured is in %s; run the same command again to go on\n", o.log.c_str());
+    return kExitInterrupted;
+  }
+  return kExitOk;  // a failed kernel is a record with its cause, as in collect
+}
+
+}  // namespace
 
 Command add_measure_command(CLI::App &app) {
-  struct Options {
-    std::string op;
-    std::vector<std::string> schedules;
-    std::string target = "host";
-    std::string log;
-    double min_seconds = 0.2;
-    bool build_only = false;
-    bool print_halide = false;
-  };
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<MeasureCommandOptions>();
   Command c;
   c.app = app.add_subcommand("measure", "Measure given schedules of an operator, as tuning would, and log them");
-  c.app->add_option("--op", o->op, "Operator, KIND:PARAM=VALUE,...")->required();
-  c.app->add_option("--schedule", o->schedules, "A schedule in step text form, e.g. \"SP(2,0,512,[16]); AN(2,0,parallel)\"")
-      ->required();
+  auto *op_opt = c.app->add_option("--op", o->op, "Operator, KIND:PARAM=VALUE,...");
+  auto *schedule_opt = c.app->add_option("--schedule", o->schedules,
+                                         "A schedule in step text form, e.g. \"SP(2,0,512,[16]); AN(2,0,parallel)\"");
+  auto *from_log_opt =
+      c.app->add_option("--from-log", o->from_log,
+                        "Instead of --op/--schedule: measure every distinct schedule of this log again, with this "
+                        "build, into --log (resumable: what --log holds is skipped). Refreshes a log whose "
+                        "timings are stale (an older build's kernels, a busier day)")
+          ->excludes(op_opt)
+          ->excludes(schedule_opt);
+  c.app->add_option("--network", o->networks, "With --from-log: only the operators of these network files")
+      ->needs(from_log_opt);
   c.app->add_option("--target", o->target, "Compile target")->capture_default_str();
   c.app->add_option("--log", o->log, "JSON-lines log to append the records to (required unless --build-only)");
   c.app->add_flag("--build-only", o->build_only,
@@ -39,6 +127,9 @@ Command add_measure_command(CLI::App &app) {
                   "Print each schedule as the Halide C++ it lowers to, and stop (nothing is built): to see why a "
                   "candidate failed, or to reuse it by hand");
   c.run = [o] {
+    if (!o->from_log.empty()) return refresh_log(*o);
+    if (o->op.empty() || o->schedules.empty())
+      throw std::runtime_error("give --op and --schedule (the schedules to measure), or --from-log LOG");
     auto op = make_operator(o->op);
     std::vector<Schedule> schedules;
     for (const auto &text : o->schedules) schedules.push_back(Schedule::from_text(text));

@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "search/schedule.h"
 #include "tests/tuner/cli_test_util.h"
 
 namespace {
@@ -325,6 +326,37 @@ TEST(Cli, MeasureLogsAGivenScheduleRejectsAMalformedOneAndShowListsTheFailure) {
   EXPECT_EQ(failures[0].at("schedule"), "SP(2,9,32,[8])");
   EXPECT_EQ(failures[0].at("error"), "invalid_schedule");
   EXPECT_EQ(tlptune("show " + quote(log)).output.find("failed    "), std::string::npos);  // only when asked
+}
+
+TEST(Cli, MeasureFromLogMeasuresEveryScheduleOfAnotherLogAgainAndResumes) {
+  TempDir d;
+  const std::string old_log = d / "old.jsonl", new_log = d / "new.jsonl";
+  CliRun first = tlptune("measure --op matmul:M=32,N=32,K=32 --min-seconds 0.01 --log " + quote(old_log) +
+                         " --schedule 'SP(2,1,32,[8])' --schedule 'SP(2,0,32,[4])' --schedule 'SP(2,1,32,[8])'");
+  ASSERT_EQ(first.code, 0) << first.output;
+  ASSERT_EQ(read_records(old_log).size(), 3u);
+
+  // A network without the matmul selects nothing; the old log is never written to.
+  const std::string net = d.write("net.json", R"({"format": 1, "tasks": [{"op": "softmax:M=8,N=64"}]})");
+  const std::string refresh = "measure --from-log " + quote(old_log) + " --min-seconds 0.01 --log " + quote(new_log);
+  CliRun none = tlptune(refresh + " --network " + quote(net));
+  ASSERT_EQ(none.code, 0) << none.output;
+  EXPECT_NE(none.output.find("nothing to measure"), std::string::npos) << none.output;
+
+  CliRun again = tlptune(refresh);
+  ASSERT_EQ(again.code, 0) << again.output;
+  EXPECT_NE(again.output.find("2 measured, 0 failed"), std::string::npos) << again.output;  // distinct ones once
+  const auto records = read_records(new_log);
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(tlp::Schedule::from_json(records[0].at("schedule")).to_text(), "SP(2,1,32,[8])");
+  EXPECT_EQ(tlp::Schedule::from_json(records[1].at("schedule")).to_text(), "SP(2,0,32,[4])");
+  EXPECT_EQ(read_records(old_log).size(), 3u);
+
+  CliRun resumed = tlptune(refresh);
+  EXPECT_NE(resumed.output.find("nothing to measure"), std::string::npos) << resumed.output;
+  EXPECT_EQ(read_records(new_log).size(), 2u);
+  expect_error("measure --from-log " + quote(old_log) + " --log " + quote(old_log), "append-only");
+  expect_error("measure --from-log " + quote(old_log), "--log");
 }
 
 TEST(Cli, MeasurePrintHalideShowsTheLoweredScheduleAndBuildsNothing) {
