@@ -355,7 +355,7 @@ TEST(Cli, MeasureFromLogMeasuresEveryScheduleOfAnotherLogAgainAndResumes) {
   CliRun resumed = tlptune(refresh);
   EXPECT_NE(resumed.output.find("nothing to measure"), std::string::npos) << resumed.output;
   EXPECT_EQ(read_records(new_log).size(), 2u);
-  expect_error("measure --from-log " + quote(old_log) + " --log " + quote(old_log), "append-only");
+  expect_error("measure --from-log " + quote(old_log) + " --log " + quote(d / "./old.jsonl"), "append-only");
   expect_error("measure --from-log " + quote(old_log), "--log");
 }
 
