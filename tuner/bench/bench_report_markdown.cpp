@@ -70,21 +70,20 @@ std::vector<double> final_bests(const PolicyRuns &p) {
   return bests;
 }
 
-std::vector<double> remeasured_bests(const PolicyRuns &p) {
-  std::vector<double> bests;
-  for (const PolicyResult *run : p.seeds) bests.push_back(run->remeasured_gflops);
-  return bests;
+// One figure of each seed's run, e.g. &PolicyResult::remeasured_gflops.
+std::vector<double> per_seed(const PolicyRuns &p, double PolicyResult::*figure) {
+  std::vector<double> out;
+  for (const PolicyResult *run : p.seeds) out.push_back(run->*figure);
+  return out;
 }
+
+std::vector<double> remeasured_bests(const PolicyRuns &p) { return per_seed(p, &PolicyResult::remeasured_gflops); }
 
 bool any_remeasured(const BenchReport &r) {
   return std::any_of(r.runs.begin(), r.runs.end(), [](const PolicyResult &run) { return run.remeasured_gflops > 0; });
 }
 
-std::vector<double> early_bests(const PolicyRuns &p) {
-  std::vector<double> bests;
-  for (const PolicyResult *run : p.seeds) bests.push_back(run->remeasured_early_gflops);
-  return bests;
-}
+std::vector<double> early_bests(const PolicyRuns &p) { return per_seed(p, &PolicyResult::remeasured_early_gflops); }
 
 bool any_early(const BenchReport &r) {
   return std::any_of(r.runs.begin(), r.runs.end(), [](const PolicyResult &run) { return run.early_trials > 0; });
