@@ -304,7 +304,8 @@ void remeasure_best_kernels(const BenchOptions &o, const std::vector<RunPlan> &p
       for (const Schedule &s : fastest_kernels_of(log, o.final_top, report.runs[i].early_trials))
         add(s, &FinalKernel::of_early);
   }
-  fprintf(stderr, "measuring the %d fastest kernel%s of each of %zu runs%s again (%zu kernels), side by side, %d round%s\n",
+  fprintf(stderr,
+          "measuring the %d fastest kernel%s of each of %zu runs%s again (%zu kernels), side by side, %d round%s\n",
           o.final_top, o.final_top == 1 ? "" : "s", plans.size(),
           o.final_early > 0 ? ", and of their first trials," : "", kernels.size(), o.final_rounds,
           o.final_rounds == 1 ? "" : "s");
