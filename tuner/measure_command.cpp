@@ -46,19 +46,20 @@ std::map<std::string, std::vector<Schedule>> schedules_to_refresh(const std::str
                                                                   const std::string &new_log,
                                                                   const std::vector<std::string> &networks,
                                                                   std::vector<std::string> &order) {
-  std::vector<MeasureRecord> records = read_record_log(old_log).records;
-  ComputeDagCache dags;
-  use_current_split_extents(records, dags);
   std::set<std::string> wanted;
   for (const std::string &path : networks)
     for (const NetworkTask &t : read_network_spec(path).tasks) wanted.insert(make_operator(t.op)->workload().key());
+  std::vector<MeasureRecord> records;
+  for (MeasureRecord &r : read_record_log(old_log).records)
+    if (wanted.empty() || wanted.count(r.workload_key)) records.push_back(std::move(r));
+  ComputeDagCache dags;
+  use_current_split_extents(records, dags);  // replays each record: only the wanted ones
   std::unordered_set<std::string> seen;
   if (std::filesystem::exists(new_log))
     for (const MeasureRecord &r : read_record_log(new_log).records)
       seen.insert(r.workload_key + "|" + r.schedule.to_text());
   std::map<std::string, std::vector<Schedule>> out;
   for (const MeasureRecord &r : records) {
-    if (!wanted.empty() && !wanted.count(r.workload_key)) continue;
     if (!seen.insert(r.workload_key + "|" + r.schedule.to_text()).second) continue;
     if (!out.count(r.workload_key)) order.push_back(r.workload_key);
     out[r.workload_key].push_back(r.schedule);
