@@ -12,6 +12,7 @@
 #include "measure/platform.h"
 #include "search/evolutionary_search.h"
 #include "search/random_search.h"
+#include "tuner/final_pass.h"
 
 namespace tlp {
 
@@ -117,15 +118,9 @@ void TaskTuner::measure_best_again(Measurer &m, int top, int rounds, const std::
   const MeasureTimes before = m.times();
   std::map<std::string, size_t> final_of;  // schedule text -> index in sum_.finals
   const std::string best_before = costs_.has_best() ? costs_.best_key() : "";
-  for (int pass = 0; pass < 3 && !stop; ++pass) {
-    std::vector<std::string> due;
-    for (const std::string &key : costs_.cheapest(size_t(top)))
-      if (costs_.measurements(key) < 1 + rounds) due.push_back(key);
+  for (int pass = 0; !stop; ++pass) {
+    const std::vector<std::string> due = kernels_due_again(costs_, top, rounds, pass);
     if (due.empty()) break;
-    // Kernels new to the top are measured beside the best so far, not against its
-    // figures from an earlier pass or run: the machine drifts.
-    const std::string best = costs_.best_key();
-    if (std::find(due.begin(), due.end(), best) == due.end()) due.push_back(best);
     std::vector<Schedule> schedules;
     for (const std::string &key : due) {
       schedules.push_back(schedule_of_.at(key));

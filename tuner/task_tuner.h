@@ -47,9 +47,10 @@ class TaskTuner {
   // Measures the `top` fastest kernels again, side by side, until each has at
   // least 1 + `rounds` measurements; a kernel's figure is then the median of them
   // (measure/kernel_cost_table.h). A kernel measured again can drop out of the top
-  // and let one measured once in, so this takes up to three passes; each measures
-  // the kernels due beside the best so far (from an earlier pass, or an earlier
-  // run of a resumed log). Fills summary().finals.
+  // and let one measured once in, so this takes several passes, until the best is
+  // confirmed (tuner/final_pass.h); each measures the kernels due beside the best
+  // so far (from an earlier pass, or an earlier run of a resumed log). Fills
+  // summary().finals.
   void measure_best_again(Measurer &m, int top, int rounds, const std::atomic<bool> &stop,
                           const std::function<void()> &on_record);
 
