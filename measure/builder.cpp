@@ -1,7 +1,9 @@
 #include "measure/builder.h"
 
 #include <atomic>
+#include <algorithm>
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -52,7 +54,20 @@ Builder::Builder(BuilderOptions options) : options_(std::move(options)) {
 
 Builder::~Builder() = default;
 
-BuildResult Builder::build_one(int w, const BuildJob &job, long long id) {
+namespace {
+
+bool stopped(const std::atomic<bool> *stop) { return stop && stop->load(); }
+
+BuildResult not_built() {
+  BuildResult r;
+  r.error = MeasureError::NotRun;
+  r.message = "not built: stopped";
+  return r;
+}
+
+}  // namespace
+
+BuildResult Builder::build_one(int w, const BuildJob &job, long long id, const std::atomic<bool> *stop) {
   const double start = now_seconds();
   auto &proc = workers_[w];
   BuildResult r;
@@ -71,9 +86,19 @@ BuildResult Builder::build_one(int w, const BuildJob &job, long long id) {
     r.message = "build worker is gone: " + proc->exit_description();
     proc.reset();
   } else {
-    WorkerProcess::ReadStatus why;
-    auto line = proc->read_line(options_.timeout_seconds, &why);
-    if (line) {
+    // Waits in short slices, so that a stop kills the build instead of waiting for it.
+    const double slice = stop ? 0.2 : options_.timeout_seconds;
+    WorkerProcess::ReadStatus why = WorkerProcess::ReadStatus::Timeout;
+    std::optional<std::string> line;
+    for (double left = options_.timeout_seconds; left > 0 && !line && !stopped(stop);
+         left = options_.timeout_seconds - (now_seconds() - start)) {
+      line = proc->read_line(std::min(slice, left), &why);
+      if (!line && why != WorkerProcess::ReadStatus::Timeout) break;
+    }
+    if (!line && stopped(stop)) {
+      proc.reset();  // kills the worker; a later batch starts a fresh one
+      r = not_built();
+    } else if (line) {
       r = parse_build_reply(*line, id);
     } else if (why == WorkerProcess::ReadStatus::Timeout) {
       r.error = MeasureError::BuildTimeout;
@@ -90,12 +115,13 @@ BuildResult Builder::build_one(int w, const BuildJob &job, long long id) {
   return r;
 }
 
-std::vector<BuildResult> Builder::build(const std::vector<BuildJob> &jobs) {
+std::vector<BuildResult> Builder::build(const std::vector<BuildJob> &jobs, const std::atomic<bool> *stop) {
   std::vector<BuildResult> results(jobs.size());
   std::atomic<size_t> next{0};
   std::atomic<long long> ids{1};
   auto drain = [&](int w) {
-    for (size_t i = next++; i < jobs.size(); i = next++) results[i] = build_one(w, jobs[i], ids++);
+    for (size_t i = next++; i < jobs.size(); i = next++)
+      results[i] = stopped(stop) ? not_built() : build_one(w, jobs[i], ids++, stop);
   };
   const int n = std::min<int>(options_.workers, int(jobs.size()));
   std::vector<std::thread> threads;

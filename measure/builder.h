@@ -4,6 +4,7 @@
 // CompileError; either is restarted for the next job.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,13 +45,15 @@ class Builder {
   explicit Builder(BuilderOptions options);
   ~Builder();
 
-  // Builds all jobs, up to `workers` at a time; results are in job order.
-  std::vector<BuildResult> build(const std::vector<BuildJob> &jobs);
+  // Builds all jobs, up to `workers` at a time; results are in job order. Once
+  // `stop` (when given) turns true, no further job starts and the builds in flight
+  // are killed: those jobs come back NotRun, so a Ctrl-C does not wait for a batch.
+  std::vector<BuildResult> build(const std::vector<BuildJob> &jobs, const std::atomic<bool> *stop = nullptr);
 
   static constexpr const char *kEntryPoint = "tlp_kernel";
 
  private:
-  BuildResult build_one(int worker, const BuildJob &job, long long id);
+  BuildResult build_one(int worker, const BuildJob &job, long long id, const std::atomic<bool> *stop);
 
   BuilderOptions options_;
   std::vector<std::unique_ptr<WorkerProcess>> workers_;

@@ -122,7 +122,7 @@ std::vector<MeasureRecord> Measurer::measure(const Operator &op, const std::vect
   for (size_t i = 0; i < schedules.size(); ++i) jobs.push_back({key, o_.target, schedules[i], build_dir(i)});
   ++batches_;
   const double tb = steady_seconds();
-  std::vector<BuildResult> built = builder_->build(jobs);
+  std::vector<BuildResult> built = builder_->build(jobs, &stop);
   times_.build += steady_seconds() - tb;
   std::vector<MeasureRecord> out;
   for (size_t i = 0; i < schedules.size() && !stop; ++i) {
@@ -189,7 +189,7 @@ void Measurer::measure_side_by_side(const std::vector<const Operator *> &ops, co
   }
   ++batches_;
   const double tb = steady_seconds();
-  const std::vector<BuildResult> built = builder_->build(jobs);
+  const std::vector<BuildResult> built = builder_->build(jobs, &stop);
   times_.build += steady_seconds() - tb;
   // A kernel that no longer builds (a timeout on a busy machine) is logged once.
   for (size_t i = 0; i < built.size() && !stop; ++i)
