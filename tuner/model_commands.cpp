@@ -9,6 +9,7 @@
 #include <set>
 
 #include "codegen/workload.h"
+#include "costmodel/measurement_agreement.h"
 #include "costmodel/model_file.h"
 #include "costmodel/tlp_dataset.h"
 #include "costmodel/tlp_trainer.h"
@@ -39,13 +40,32 @@ std::vector<MeasureRecord> read_logs(const std::vector<std::string> &paths) {
 // Network files name ops as written; records carry canonical workload keys.
 std::string canonical(const std::string &spec) { return parse_workload(spec).key(); }
 
-// The workloads of network files, each named by its network (for test splits and
-// per-network scores).
-std::map<std::string, std::string> network_of_workloads(const std::vector<std::string> &network_files) {
-  std::map<std::string, std::string> out;
-  for (const auto &f : network_files)
-    for (const auto &t : read_network_spec(f).tasks) out.emplace(canonical(t.op), read_network_spec(f).name);
+// A workload of a network file: the network's name (for test splits and
+// per-network scores) and how often the workload occurs in it (its weight in the
+// top-k score, as in TenSet).
+struct WorkloadInNetwork {
+  std::string network;
+  double weight = 1;
+};
+
+std::map<std::string, WorkloadInNetwork> network_of_workloads(const std::vector<std::string> &network_files) {
+  std::map<std::string, WorkloadInNetwork> out;
+  for (const auto &f : network_files) {
+    const NetworkSpec spec = read_network_spec(f);
+    for (const auto &t : spec.tasks) out.emplace(canonical(t.op), WorkloadInNetwork{spec.name, t.weight});
+  }
   return out;
+}
+
+// Names each task's group and weight from the network files; a workload of none
+// is in group "other" with weight 1.
+void place_in_networks(std::vector<TopkTask> &tasks, const std::vector<std::string> &workloads,
+                       const std::map<std::string, WorkloadInNetwork> &networks) {
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const auto it = networks.find(workloads[i]);
+    tasks[i].group = it == networks.end() ? "other" : it->second.network;
+    tasks[i].weight = it == networks.end() ? 1.0 : it->second.weight;
+  }
 }
 
 std::string most_common_platform(const std::vector<MeasureRecord> &records) {
@@ -93,13 +113,12 @@ std::vector<TlpTask> tasks_where(std::vector<TlpTask> tasks, Pred keep) {
 }
 
 std::vector<TopkTask> topk_tasks(TlpNetwork &net, const std::vector<TlpTask> &tasks,
-                                 const std::map<std::string, std::string> &groups) {
-  std::vector<std::string> names;
-  for (const auto &t : tasks) {
-    auto it = groups.find(t.workload_key);
-    names.push_back(it == groups.end() ? "other" : it->second);
-  }
-  return predict_tasks(net, tasks, InferenceOptions{}, names);
+                                 const std::map<std::string, WorkloadInNetwork> &networks) {
+  std::vector<std::string> workloads;
+  for (const auto &t : tasks) workloads.push_back(t.workload_key);
+  std::vector<TopkTask> out = predict_tasks(net, tasks);
+  place_in_networks(out, workloads, networks);
+  return out;
 }
 
 // The same tasks ranked at random, averaged over many draws: the floor a model must clear.
@@ -161,6 +180,20 @@ void print_report(const char *what, const std::vector<TopkTask> &tasks) {
   printf("%s: top-1 %.4f  top-5 %.4f   (random ranking: top-1 %.4f  top-5 %.4f)\n", what, r.top1, r.top5, floor.top1,
          floor.top5);
   for (const auto &[g, s] : r.top1_by_group) printf("  %-14s top-1 %.4f  top-5 %.4f\n", g.c_str(), s, r.top5_by_group.at(g));
+}
+
+// When the logs measured some schedules twice: the score of ranking them by one
+// measurement, scored on the other. No model can be expected to beat it on
+// these labels, so a model's score reads against it.
+void print_measurement_agreement(const std::vector<MeasureRecord> &records, const std::string &platform,
+                                 const std::map<std::string, WorkloadInNetwork> &networks) {
+  AgreementTasks a = measurement_agreement_tasks(records, platform);
+  if (a.tasks.empty()) return;
+  place_in_networks(a.tasks, a.workloads, networks);
+  const TopkReport r = topk_report(a.tasks);
+  printf("measured twice: %zu schedules of %zu tasks; ranked by their first measurement and scored on their "
+         "second: top-1 %.4f  top-5 %.4f (the ceiling these labels' noise leaves a model)\n",
+         a.schedules, a.tasks.size(), r.top1, r.top5);
 }
 
 }  // namespace
@@ -386,7 +419,9 @@ Command add_eval_command(CLI::App &app) {
                     "model's scores, standardized within a task)")
       ->required();
   c.app->add_option("--logs", o->logs, "Logs of measurements to rank (several allowed)")->required();
-  c.app->add_option("--network", o->networks, "Network files: scores per network and task weights from them");
+  c.app->add_option("--network", o->networks,
+                    "Network files: scores per network, and each task weighted by how often it occurs (TenSet's "
+                    "top-k score); tasks of no network weigh 1");
   c.app->add_flag("--per-task", o->per_task,
                   "Also print each task's best latency, that of the model's pick and their ratio");
   c.app->add_option("--show-ranking", o->show_ranking,
@@ -416,6 +451,7 @@ Command add_eval_command(CLI::App &app) {
     std::vector<TopkTask> tk = ensemble_predictions(per_model);
     printf("%zu tasks of %s\n", tasks.size(), platform.c_str());
     print_report(per_model.size() == 1 ? "all tasks" : "all tasks, ensemble", tk);
+    print_measurement_agreement(records, platform, groups);
     if (o->per_task) print_per_task(tasks, tk);
     if (!o->show_ranking.empty()) print_ranking(tasks, tk, o->show_ranking);
     return kExitOk;

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "costmodel/model_file.h"
@@ -152,6 +153,34 @@ TEST(ModelCommands, EvalShowsTheRankingOfTheTasksItIsAskedAbout) {
   char last[16];
   snprintf(last, sizeof last, "\n%6zu ", schedules.size());
   EXPECT_NE(eval.output.find(last), std::string::npos) << eval.output;
+}
+
+// The number printed after `label` in `text` (e.g. "top-1 " -> 0.5123).
+double number_after(const std::string &text, const std::string &label, size_t from = 0) {
+  const size_t at = text.find(label, from);
+  return at == std::string::npos ? -1 : std::stod(text.substr(at + label.size()));
+}
+
+TEST(ModelCommands, EvalWeighsTasksByTheirNetworkAndScoresHowFarRepeatedMeasurementsAgree) {
+  TempDir d;
+  const std::string log = d / "mm.jsonl", model = d / "m.tlpm", net = d / "net.json";
+  write_matmul_log(log);
+  ASSERT_EQ(tlptune("train --logs " + log + " --out " + model + kQuick).code, 0);
+  // One task weighs so much that the overall score is its own.
+  std::ofstream(net) << R"({"format": 1, "name": "heavy", "tasks": [{"op": "matmul:M=64,N=64,K=40", "weight": 1e6}]})";
+  CliRun eval = tlptune("eval --per-task --model " + model + " --logs " + log + " " + log + " --network " + net);
+  ASSERT_EQ(eval.code, 0) << eval.output;
+  const size_t row = eval.output.find("matmul:M=64,N=64,K=40 ");
+  ASSERT_NE(row, std::string::npos) << eval.output;
+  std::istringstream cols(eval.output.substr(row, eval.output.find('\n', row) - row));
+  std::string task, n, best, picked, top1;
+  cols >> task >> n >> best >> picked >> top1;
+  EXPECT_NEAR(number_after(eval.output, "all tasks: top-1 "), std::stod(top1), 0.0015) << eval.output;
+  // The log read twice measures every schedule twice, alike: the two rankings agree.
+  const size_t twice = eval.output.find("measured twice: ");
+  ASSERT_NE(twice, std::string::npos) << eval.output;
+  EXPECT_DOUBLE_EQ(number_after(eval.output, "top-1 ", twice), 1.0) << eval.output;
+  EXPECT_DOUBLE_EQ(number_after(eval.output, "top-5 ", twice), 1.0) << eval.output;
 }
 
 TEST(ModelCommands, TrainWatchTestPrintsTheTestScoresOfEveryEpochAndNeedsATestSplit) {
