@@ -1,7 +1,7 @@
 #include "measure/builder.h"
 
-#include <atomic>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <optional>
 #include <thread>
