@@ -6,21 +6,21 @@
 namespace tlp {
 
 AgreementTasks measurement_agreement_tasks(const std::vector<MeasureRecord> &records, const std::string &platform) {
-  // workload -> schedule text -> its valid measurements, in log order; schedules
-  // kept in first-seen order so ties rank as the log does.
-  std::map<std::string, std::vector<std::pair<std::string, std::vector<double>>>> by_workload;
+  // workload -> per schedule (in first-seen order, so ties rank as the log does)
+  // its valid measurements in log order; `index` finds a schedule's slot.
+  std::map<std::string, std::vector<std::vector<double>>> by_workload;
   std::map<std::string, std::map<std::string, size_t>> index;
   for (const MeasureRecord &r : records) {
     if (r.platform != platform || !r.ok() || !std::isfinite(r.median_cost) || r.median_cost <= 0) continue;
-    auto &list = by_workload[r.workload_key];
-    const auto [it, added] = index[r.workload_key].try_emplace(r.schedule.to_text(), list.size());
-    if (added) list.push_back({it->first, {}});
-    list[it->second].second.push_back(r.median_cost);
+    auto &slots = by_workload[r.workload_key];
+    const auto [it, added] = index[r.workload_key].try_emplace(r.schedule.to_text(), slots.size());
+    if (added) slots.emplace_back();
+    slots[it->second].push_back(r.median_cost);
   }
   AgreementTasks out;
-  for (const auto &[workload, list] : by_workload) {
+  for (const auto &[workload, slots] : by_workload) {
     TopkTask t;
-    for (const auto &[text, costs] : list) {
+    for (const std::vector<double> &costs : slots) {
       if (costs.size() < 2) continue;
       t.predictions.push_back(float(-std::log(costs[0])));  // higher = predicted faster
       t.latencies.push_back(costs[1]);
