@@ -38,14 +38,18 @@ struct MeasureCommandOptions {
   std::vector<std::string> networks;
 };
 
+struct TaskSchedules {
+  std::string workload_key;
+  std::vector<Schedule> schedules;
+};
+
 // The schedules of `old_log` to measure again, per workload in order of first
 // appearance: each distinct one once, less those already in `new_log` (a
 // resumed run), and only the workloads of `networks` when any are given. Older
 // records get this build's split extents first, so they replay.
-std::map<std::string, std::vector<Schedule>> schedules_to_refresh(const std::string &old_log,
-                                                                  const std::string &new_log,
-                                                                  const std::vector<std::string> &networks,
-                                                                  std::vector<std::string> &order) {
+
+std::vector<TaskSchedules> schedules_to_refresh(const std::string &old_log, const std::string &new_log,
+                                                const std::vector<std::string> &networks) {
   std::set<std::string> wanted;
   for (const std::string &path : networks)
     for (const NetworkTask &t : read_network_spec(path).tasks) wanted.insert(make_operator(t.op)->workload().key());
@@ -58,11 +62,13 @@ std::map<std::string, std::vector<Schedule>> schedules_to_refresh(const std::str
   if (std::filesystem::exists(new_log))
     for (const MeasureRecord &r : read_record_log(new_log).records)
       seen.insert(r.workload_key + "|" + r.schedule.to_text());
-  std::map<std::string, std::vector<Schedule>> out;
+  std::vector<TaskSchedules> out;
+  std::map<std::string, size_t> index;  // workload key -> its place in `out`
   for (const MeasureRecord &r : records) {
     if (!seen.insert(r.workload_key + "|" + r.schedule.to_text()).second) continue;
-    if (!out.count(r.workload_key)) order.push_back(r.workload_key);
-    out[r.workload_key].push_back(r.schedule);
+    const auto [it, added] = index.try_emplace(r.workload_key, out.size());
+    if (added) out.push_back({r.workload_key, {}});
+    out[it->second].schedules.push_back(r.schedule);
   }
   return out;
 }
@@ -74,9 +80,8 @@ int refresh_log(const MeasureCommandOptions &o) {
   if (o.log == o.from_log || std::filesystem::equivalent(o.log, o.from_log, ec))
     throw std::runtime_error("--log must name another file than --from-log: logs are append-only, and the old "
                              "measurements stay as they were");
-  std::vector<std::string> order;
-  std::map<std::string, std::vector<Schedule>> todo = schedules_to_refresh(o.from_log, o.log, o.networks, order);
-  if (order.empty()) {
+  const std::vector<TaskSchedules> todo = schedules_to_refresh(o.from_log, o.log, o.networks);
+  if (todo.empty()) {
     printf("nothing to measure: %s holds every schedule of %s%s already\n", o.log.c_str(), o.from_log.c_str(),
            o.networks.empty() ? "" : " on these networks");
     return kExitOk;
@@ -87,18 +92,18 @@ int refresh_log(const MeasureCommandOptions &o) {
   mo.min_seconds = o.min_seconds;
   Measurer measurer(mo);
   const std::atomic<bool> &stop = stop_on_interrupt();
-  for (size_t i = 0; i < order.size() && !stop; ++i) {
+  for (size_t i = 0; i < todo.size() && !stop; ++i) {
+    const std::string &key = todo[i].workload_key;
     std::unique_ptr<Operator> op;
     try {
-      op = make_operator(order[i]);
+      op = make_operator(key);
     } catch (const std::exception &e) {  // a log of another build's operators: measure what this one knows
-      printf("[%zu/%zu] %s: skipped, not an operator of this build (%s)\n", i + 1, order.size(), order[i].c_str(),
-             e.what());
+      printf("[%zu/%zu] %s: skipped, not an operator of this build (%s)\n", i + 1, todo.size(), key.c_str(), e.what());
       continue;
     }
     int ok = 0, failed = 0;
-    measurer.measure(*op, todo[order[i]], stop, [&](const MeasureRecord &r) { ++(r.ok() ? ok : failed); });
-    printf("[%zu/%zu] %s: %d measured, %d failed\n", i + 1, order.size(), order[i].c_str(), ok, failed);
+    measurer.measure(*op, todo[i].schedules, stop, [&](const MeasureRecord &r) { ++(r.ok() ? ok : failed); });
+    printf("[%zu/%zu] %s: %d measured, %d failed\n", i + 1, todo.size(), key.c_str(), ok, failed);
     fflush(stdout);
   }
   if (stop) {
