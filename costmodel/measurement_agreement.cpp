@@ -3,6 +3,8 @@
 #include <cmath>
 #include <map>
 
+#include "costmodel/tlp_dataset.h"
+
 namespace tlp {
 
 AgreementTasks measurement_agreement_tasks(const std::vector<MeasureRecord> &records, const std::string &platform) {
@@ -11,7 +13,7 @@ AgreementTasks measurement_agreement_tasks(const std::vector<MeasureRecord> &rec
   std::map<std::string, std::vector<std::vector<double>>> by_workload;
   std::map<std::string, std::map<std::string, size_t>> index;
   for (const MeasureRecord &r : records) {
-    if (r.platform != platform || !r.ok() || !std::isfinite(r.median_cost) || r.median_cost <= 0) continue;
+    if (r.platform != platform || !r.ok() || !usable_cost(r.median_cost)) continue;
     auto &slots = by_workload[r.workload_key];
     const auto [it, added] = index[r.workload_key].try_emplace(r.schedule.to_text(), slots.size());
     if (added) slots.emplace_back();
