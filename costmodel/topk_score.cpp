@@ -5,6 +5,8 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "search/ensemble_cost_model.h"
+
 namespace tlp {
 namespace {
 
@@ -80,12 +82,7 @@ std::vector<TopkTask> ensemble_predictions(const std::vector<std::vector<TopkTas
     for (const auto &model : per_model) {
       if (model.size() != out.size() || model[t].predictions.size() != sum.size())
         throw std::invalid_argument("the models of an ensemble must rank the same tasks");
-      const std::vector<float> &p = model[t].predictions;
-      double mean = 0, var = 0;
-      for (float v : p) mean += v / double(p.size());
-      for (float v : p) var += (v - mean) * (v - mean) / double(p.size());
-      const double sd = var > 0 ? std::sqrt(var) : 1.0;  // a constant model adds nothing
-      for (size_t i = 0; i < p.size(); ++i) sum[i] += (p[i] - mean) / sd;
+      add_standardized(model[t].predictions, sum);
     }
     out[t].predictions.assign(sum.begin(), sum.end());
   }

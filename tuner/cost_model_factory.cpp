@@ -1,16 +1,43 @@
 #include "tuner/cost_model_factory.h"
 
 #include <cstdio>
+#include <stdexcept>
+#include <vector>
 
 #include "costmodel/model_file.h"
 #include "costmodel/tlp_cost_model.h"
+#include "search/ensemble_cost_model.h"
 #include "search/random_model.h"
 #include "tuner/compute_dag_cache.h"
 
 namespace tlp {
 
+namespace {
+
+std::vector<std::string> ensemble_members(const std::string &spec) {
+  std::vector<std::string> out;
+  size_t begin = 0;
+  for (;;) {
+    const size_t end = spec.find('+', begin);
+    out.push_back(spec.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
+    if (out.back().empty())
+      throw std::runtime_error("--model '" + spec + "' has an empty member; join model files with '+', e.g. a.tlpm+b.tlpm");
+    if (end == std::string::npos) return out;
+    begin = end + 1;
+  }
+}
+
+}  // namespace
+
 std::unique_ptr<CostModel> make_cost_model(const std::string &spec, const std::string &platform, uint64_t seed,
                                            int update_epochs, int update_records) {
+  const std::vector<std::string> members = ensemble_members(spec);
+  if (members.size() > 1) {
+    std::vector<std::unique_ptr<CostModel>> models;
+    for (size_t i = 0; i < members.size(); ++i)
+      models.push_back(make_cost_model(members[i], platform, seed + i, update_epochs, update_records));
+    return std::make_unique<EnsembleCostModel>(std::move(models));
+  }
   if (spec == "random") return std::make_unique<RandomModel>(seed);
   TlpCostModelOptions options;
   options.dags = make_compute_dag_lookup();

@@ -1,6 +1,7 @@
 // The cost model named on the command line (--model): "random" (learns nothing),
 // "none" (a fresh TLP network trained online from this run's measurements only),
-// or the path of a model file written by `tlptune train`.
+// or the path of a model file written by `tlptune train`. Specs joined by '+'
+// (a.tlpm+b.tlpm+c.tlpm) rank as one ensemble (EnsembleCostModel).
 #pragma once
 
 #include <memory>

@@ -125,8 +125,9 @@ Command add_tune_command(CLI::App &app) {
       ->capture_default_str();
   sub->add_option("--model", o->model,
                   "Cost model of the evolutionary policy: default (the TLP model shipped in models/, for x86-64 CPUs; "
-                  "none elsewhere), a model file from 'tlptune train', none (TLP trained online from scratch), or "
-                  "random (learns nothing)")
+                  "none elsewhere), a model file from 'tlptune train', several joined by '+' (a.tlpm+b.tlpm: one "
+                  "ensemble, each model's scores standardized and averaged; each fine-tunes online, so it costs "
+                  "that many times the model time), none (TLP trained online from scratch), or random (learns nothing)")
       ->capture_default_str();
   sub->add_option("--population", o->population, "Evolutionary population size")->capture_default_str()->check(CLI::PositiveNumber);
   sub->add_option("--generations", o->generations, "Evolutionary generations per round")->capture_default_str();
