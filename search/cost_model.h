@@ -14,8 +14,10 @@ class CostModel {
  public:
   virtual ~CostModel() = default;
 
-  // One score per schedule of the task `task_key` (a workload key); only the
-  // order of scores within one call matters.
+  // One score per schedule of the task `task_key` (a workload key). Only the
+  // order matters, but across calls too: the search ranks schedules scored in
+  // several calls together, so a task's scores must compare from one call to
+  // the next until the next update().
   virtual std::vector<float> predict(const std::string &task_key, const std::vector<Schedule> &schedules) = 0;
 
   // Measured costs in seconds; +infinity marks a failed candidate.

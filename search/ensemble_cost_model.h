@@ -1,11 +1,14 @@
 // Several cost models ranking as one. Each member's scores are standardized
-// within the call (members differ in scale and offset, and only the order
-// within a call means anything), then averaged. Every member learns from every
-// update. Offline, an ensemble of three TLP models trained with different seeds
+// (members differ in scale and offset), then averaged. The mean and spread
+// that standardize a member's scores of a task come from the first call for
+// that task after the last update (the search's first population of a round),
+// and stay fixed until the next update, so that scores of several calls compare
+// (CostModel::predict). Every member learns from every update. Offline, an ensemble of three TLP models trained with different seeds
 // ranked held-out ResNet-50 better than its members did on average (README,
 // "TLP on a held-out network"); this brings that ranking to the search.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,7 +29,11 @@ class EnsembleCostModel final : public CostModel {
   size_t size() const { return members_.size(); }
 
  private:
+  struct Scale {
+    double mean = 0, sd = 0;  // sd 0: not known yet (the member adds nothing)
+  };
   std::vector<std::unique_ptr<CostModel>> members_;
+  std::map<std::string, std::vector<Scale>> scales_;  // task -> one per member
 };
 
 // Adds the z-scores of `scores` ((v - mean) / standard deviation) to `sum`,

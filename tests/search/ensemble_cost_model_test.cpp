@@ -21,6 +21,19 @@ class FixedModel : public CostModel {
   size_t *updates_;
 };
 
+// A member that answers each call with the next of its prepared score lists.
+class ScriptedModel : public CostModel {
+ public:
+  explicit ScriptedModel(std::vector<std::vector<float>> calls) : calls_(std::move(calls)) {}
+  std::vector<float> predict(const std::string &, const std::vector<Schedule> &) override { return calls_.at(next_++); }
+  void update(const std::string &, const std::vector<Schedule> &, const std::vector<double> &) override {}
+  std::string name() const override { return "scripted"; }
+
+ private:
+  std::vector<std::vector<float>> calls_;
+  size_t next_ = 0;
+};
+
 std::vector<std::unique_ptr<CostModel>> members(std::vector<std::vector<float>> scores) {
   std::vector<std::unique_ptr<CostModel>> out;
   for (auto &s : scores) out.push_back(std::make_unique<FixedModel>(std::move(s)));
@@ -53,6 +66,22 @@ TEST(EnsembleCostModel, AConstantMemberAddsNothing) {
   EXPECT_LT(s[0], s[2]);
   EXPECT_LT(s[2], s[1]);
   EXPECT_NEAR(s[0] + s[1] + s[2], 0.0, 1e-5);
+}
+
+TEST(EnsembleCostModel, ATasksScoresCompareAcrossCallsUntilTheNextUpdate) {
+  std::vector<std::unique_ptr<CostModel>> m;
+  // Member 1 scores three schedules 0, 10, 5, then one of them 10 again alone, then after an update 100, 200.
+  m.push_back(std::make_unique<ScriptedModel>(std::vector<std::vector<float>>{{0, 10, 5}, {10}, {100, 200}}));
+  m.push_back(std::make_unique<ScriptedModel>(std::vector<std::vector<float>>{{1, 3, 2}, {3}, {7, 8}}));
+  EnsembleCostModel e(std::move(m));
+  const std::vector<float> first = e.predict("t", std::vector<Schedule>(3));
+  const std::vector<float> again = e.predict("t", std::vector<Schedule>(1));
+  ASSERT_EQ(again.size(), 1u);
+  EXPECT_NEAR(again[0], first[1], 1e-5) << "the same scores in a later call must rank the same";
+  e.update("t", std::vector<Schedule>(1), {1e-3});
+  const std::vector<float> after = e.predict("t", std::vector<Schedule>(2));
+  EXPECT_NEAR(after[0], -1.0, 1e-5) << "an update restandardizes: the members may have moved";
+  EXPECT_NEAR(after[1], 1.0, 1e-5);
 }
 
 TEST(EnsembleCostModel, OneMemberIsThatModel) {
