@@ -17,7 +17,6 @@ void mean_and_sd(const std::vector<float> &scores, double &mean, double &sd) {
 
 }  // namespace
 
-
 EnsembleCostModel::EnsembleCostModel(std::vector<std::unique_ptr<CostModel>> members) : members_(std::move(members)) {
   if (members_.empty()) throw std::invalid_argument("an ensemble needs at least one cost model");
   for (const auto &m : members_)

@@ -1,11 +1,12 @@
 // Several cost models ranking as one. Each member's scores are standardized
 // (members differ in scale and offset), then averaged. The mean and spread
 // that standardize a member's scores of a task come from the first call for
-// that task after the last update (the search's first population of a round),
-// and stay fixed until the next update, so that scores of several calls compare
-// (CostModel::predict). Every member learns from every update. Offline, an ensemble of three TLP models trained with different seeds
-// ranked held-out ResNet-50 better than its members did on average (README,
-// "TLP on a held-out network"); this brings that ranking to the search.
+// that task after the last update (the search's first population of a round)
+// and stay fixed until the next update, so that scores of several calls
+// compare (CostModel::predict). Every member learns from every update.
+// Offline, an ensemble of three TLP models trained with different seeds ranked
+// held-out ResNet-50 better than its members did on average (README, "TLP on a
+// held-out network"); this brings that ranking to the search.
 #pragma once
 
 #include <map>

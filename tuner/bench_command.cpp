@@ -136,8 +136,9 @@ Command add_bench_command(CLI::App &app) {
   sub->add_option("--suites-dir", o->suites_dir, "Where suite names are looked up (default: examples/suites)");
   sub->add_option("--policies", o->policies,
                   "Comma-separated: random, evolutionary (model learns nothing), tlp (pretrained --model), "
-                  "tlp-online (model trained from scratch), LABEL=MODEL_FILE (guided by that model; MODEL_FILE may join several with '+' as one ensemble). The report compares "
-                  "each with random, or with the first one given when random does not run")
+                  "tlp-online (model trained from scratch), LABEL=MODEL_FILE (guided by that model; A.tlpm+B.tlpm "
+                  "joins several as one ensemble). The report compares each with random, or with the first one given "
+                  "when random does not run")
       ->capture_default_str();
   sub->add_option("--trials", o->trials, "Trials per run (a suite entry may set its own)")
       ->capture_default_str()
