@@ -7,6 +7,7 @@
 //   tlp_score_bench [--n N] [--dag 0|1|2 (matmul, dense+bias+relu, conv)] [--archs attention,lstm,transformer] [--paths fast,torch]
 //                   [--chunks 64,256,1024] [--threads 1,2] [--min-seconds S] [--train]
 //                   [--nest-rows N (loop-nest rows after the 25 step rows, 34 values wide)]
+//                   [--hidden 256,128,64 (network widths to compare; the paper: 256)]
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -144,6 +145,7 @@ int main(int argc, char **argv) {
   bool train = false;
   int dag = 1;
   int nest_rows = 0;
+  std::vector<int> hiddens = {256};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -162,6 +164,7 @@ int main(int argc, char **argv) {
     else if (a == "--train") train = true;
     else if (a == "--dag") dag = std::stoi(next());
     else if (a == "--nest-rows") nest_rows = std::stoi(next());
+    else if (a == "--hidden") hiddens = ints(next());
     else {
       std::fprintf(stderr, "unknown option %s (see the comment at the top of tlp_score_bench.cpp)\n", a.c_str());
       return 2;
@@ -199,9 +202,12 @@ int main(int argc, char **argv) {
   std::printf("candidates/s: wall clock; per CPU-s: per second of CPU time, all threads together\n");
   std::printf("(x threads = what the threads would give on idle cores)\n");
   std::printf("%-12s %-6s %8s %6s %14s %12s\n", "arch", "path", "threads", "chunk", "candidates/s", "per CPU-s");
-  for (const std::string &arch_name : archs) {
+  for (int hidden : hiddens)
+  for (const std::string &name : archs) {
+    const std::string arch_name = hiddens.size() > 1 ? name + "/" + std::to_string(hidden) : name;
     TlpNetworkConfig cfg;
-    cfg.arch = tlp_arch_from_name(arch_name);
+    cfg.arch = tlp_arch_from_name(name);
+    cfg.hidden = hidden;
     cfg.seq_len = fo.seq_len;
     cfg.emb_size = fo.emb_size;
     TlpNetwork net(cfg, 1);
@@ -269,6 +275,7 @@ int main(int argc, char **argv) {
       for (int th : threads) {
         TrainOptions o;
         o.arch = cfg.arch;
+        o.hidden = cfg.hidden;
         o.epochs = 1;
         o.threads = th;
         const TrainResult r = train_tlp(net, tasks, {}, o);

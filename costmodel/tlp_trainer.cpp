@@ -25,6 +25,8 @@ TlpLoss tlp_loss_from_name(const std::string &name) {
 TlpNetworkConfig network_config(const TrainOptions &o) {
   TlpNetworkConfig c;
   c.arch = o.arch;
+  c.hidden = o.hidden;
+  c.heads = o.heads;
   c.seq_len = o.featurizer.seq_len;
   c.emb_size = o.featurizer.emb_size;
   return c;

@@ -44,6 +44,8 @@ struct EpochReport {
 
 struct TrainOptions {
   TlpArch arch = TlpArch::Attention;  // for a fresh network (network_config below)
+  int hidden = 256;                   // its width and attention heads (the paper's)
+  int heads = 8;
   TlpLoss loss = TlpLoss::Rank;
   int epochs = 50;
   int batch = 1024;  // records per step
@@ -81,8 +83,8 @@ struct TrainResult {
   size_t train_tasks = 0, val_tasks = 0;
 };
 
-// The network shape TrainOptions asks for: its arch, the featurizer's sizes, and
-// the default widths.
+// The network shape TrainOptions asks for: its arch, width and heads, and the
+// featurizer's sizes.
 TlpNetworkConfig network_config(const TrainOptions &options);
 
 // Trains `net` in place. The tasks' features must have been computed with

@@ -204,7 +204,7 @@ Command add_train_command(CLI::App &app) {
     std::string out;
     std::string arch = "attention", loss = "rank", scaling = "log";
     int epochs = 50, batch = 256, seq_len = 25, emb_size = 22, nest_rows = 0, workload_rows = 0, threads = 0,
-        patience = 10, average_from = 0;
+        patience = 10, average_from = 0, hidden = 256, heads = 8;
     bool cosine_lr = false, watch_test = false;
     double val_fraction = 0.1;
     std::vector<std::string> test_networks;
@@ -229,6 +229,14 @@ Command add_train_command(CLI::App &app) {
   c.app->add_option("--out", o->out, "Model file to write")->required();
   c.app->add_option("--arch", o->arch, "Network: attention (the paper's), lstm or transformer")->capture_default_str();
   c.app->add_option("--loss", o->loss, "rank (LambdaRank) or mse")->capture_default_str();
+  c.app->add_option("--hidden", o->hidden,
+                    "Width of the network's step vectors (the paper: 256). Scoring time falls about with its square "
+                    "(tlp_score_bench --hidden)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  c.app->add_option("--heads", o->heads, "Attention heads (the paper: 8); must divide --hidden")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   c.app->add_option("--scaling", o->scaling, "Step features as the paper's raw numbers or log-scaled (log)")
       ->capture_default_str();
   c.app->add_option("--seq-len", o->seq_len, "Steps kept per schedule (the paper: 25 on CPU)")->capture_default_str();
@@ -308,6 +316,8 @@ Command add_train_command(CLI::App &app) {
       if (o->mtl) throw std::runtime_error("--init-from fine-tunes a TLP model; it does not combine with --mtl");
     } else {
       to.arch = tlp_arch_from_name(o->arch);
+      to.hidden = o->hidden;
+      to.heads = o->heads;
       to.featurizer.seq_len = o->seq_len;
       to.featurizer.emb_size = o->emb_size;
       to.featurizer.scaling = feature_scaling_from_name(o->scaling);

@@ -99,6 +99,24 @@ TEST(ModelCommands, TrainFineTunesAnotherPlatformsModelOnTheTargetsShare) {
   EXPECT_NE(mtl_init.output.find("--init-from"), std::string::npos) << mtl_init.output;
 }
 
+TEST(ModelCommands, TrainBuildsTheWidthAskedForAndRefusesHeadsThatDoNotDivideIt) {
+  TempDir d;
+  const std::string log = d / "two.jsonl", model = d / "narrow.tlpm";
+  write_two_platform_log(log);
+  CliRun train = tlptune("train --logs " + log + " --out " + model + kQuick + "--platform host@1 --hidden 64 --heads 4");
+  ASSERT_EQ(train.code, 0) << train.output;
+  const tlp::TlpModelInfo info = tlp::read_tlp_model_info(model);
+  EXPECT_EQ(info.network.hidden, 64);
+  EXPECT_EQ(info.network.heads, 4);
+  CliRun eval = tlptune("eval --model " + model + " --logs " + log + " --platform host@1");
+  EXPECT_EQ(eval.code, 0) << eval.output;
+
+  CliRun bad = tlptune("train --logs " + log + " --out " + (d / "bad.tlpm") + kQuick + "--hidden 60 --heads 8");
+  EXPECT_NE(bad.code, 0);
+  EXPECT_NE(bad.output.find("hidden size 60 is not divisible by the number of heads 8"), std::string::npos)
+      << bad.output;
+}
+
 // Real matmul workloads with schedules that replay on them (the loop-nest rows
 // need that): a split of i whose inner factor alone sets the cost.
 void write_matmul_log(const std::string &path) {
