@@ -1,17 +1,21 @@
-// The model that ships in models/ loads, and scores real schedules with finite,
-// not all equal, numbers: a corrupt or stale file fails here, not in a user's run.
+// The models that ship in models/ (the default and the narrow one) load, and
+// score real schedules with finite, not all equal, numbers: a corrupt or stale
+// file fails here, not in a user's run.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <set>
+#include <string>
 
 #include "costmodel/tlp_cost_model.h"
 
 namespace tlp {
 namespace {
 
-TEST(ShippedModel, LoadsAndScoresSchedulesWithFiniteDistinctScores) {
-  auto model = make_tlp_cost_model(TLP_SHIPPED_MODEL, "");
+class ShippedModel : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(ShippedModel, LoadsAndScoresSchedulesWithFiniteDistinctScores) {
+  auto model = make_tlp_cost_model(GetParam(), "");
   EXPECT_EQ(model->info().network.seq_len, model->info().featurizer.seq_len);
   const std::vector<Schedule> schedules = {
       Schedule::from_text("CHW(2,local); SP(3,1,512,[4,16]); SP(3,0,512,[8,8]); AN(3,0,parallel)"),
@@ -25,6 +29,20 @@ TEST(ShippedModel, LoadsAndScoresSchedulesWithFiniteDistinctScores) {
     distinct.insert(s);
   }
   EXPECT_GT(distinct.size(), 1u) << "every schedule scored the same: the weights look untrained";
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, ShippedModel, ::testing::Values(TLP_SHIPPED_MODEL, TLP_SHIPPED_NARROW_MODEL),
+                         [](const ::testing::TestParamInfo<const char *> &i) {
+                           return std::string(i.index == 0 ? "Default" : "Narrow");
+                         });
+
+TEST(ShippedModel, TheNarrowModelIsHalfTheDefaultsWidthForTheSamePlatform) {
+  auto wide = make_tlp_cost_model(TLP_SHIPPED_MODEL, "");
+  auto narrow = make_tlp_cost_model(TLP_SHIPPED_NARROW_MODEL, "");
+  EXPECT_EQ(wide->info().network.hidden, 256);
+  EXPECT_EQ(narrow->info().network.hidden, 128);
+  EXPECT_EQ(narrow->info().platform, wide->info().platform);
+  EXPECT_EQ(narrow->info().featurizer.seq_len, wide->info().featurizer.seq_len);
 }
 
 }  // namespace
