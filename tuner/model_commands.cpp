@@ -230,8 +230,8 @@ Command add_train_command(CLI::App &app) {
   c.app->add_option("--arch", o->arch, "Network: attention (the paper's), lstm or transformer")->capture_default_str();
   c.app->add_option("--loss", o->loss, "rank (LambdaRank) or mse")->capture_default_str();
   c.app->add_option("--hidden", o->hidden,
-                    "Width of the network's step vectors (the paper: 256). Scoring time falls about with its square "
-                    "(tlp_score_bench --hidden)")
+                    "Width of the network's step vectors (the paper: 256). 128 scores about 2.5 times faster and "
+                    "ranked about as well (README: \"A narrower network\")")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   c.app->add_option("--heads", o->heads, "Attention heads (the paper: 8); must divide --hidden")
