@@ -44,8 +44,8 @@ struct EpochReport {
 
 struct TrainOptions {
   TlpArch arch = TlpArch::Attention;  // for a fresh network (network_config below)
-  int hidden = 256;                   // its width and attention heads (the paper's)
-  int heads = 8;
+  int hidden = TlpNetworkConfig{}.hidden;  // its width and attention heads (the paper's)
+  int heads = TlpNetworkConfig{}.heads;
   TlpLoss loss = TlpLoss::Rank;
   int epochs = 50;
   int batch = 1024;  // records per step

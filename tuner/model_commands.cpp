@@ -204,7 +204,7 @@ Command add_train_command(CLI::App &app) {
     std::string out;
     std::string arch = "attention", loss = "rank", scaling = "log";
     int epochs = 50, batch = 256, seq_len = 25, emb_size = 22, nest_rows = 0, workload_rows = 0, threads = 0,
-        patience = 10, average_from = 0, hidden = 256, heads = 8;
+        patience = 10, average_from = 0, hidden = TrainOptions{}.hidden, heads = TrainOptions{}.heads;
     bool cosine_lr = false, watch_test = false;
     double val_fraction = 0.1;
     std::vector<std::string> test_networks;
