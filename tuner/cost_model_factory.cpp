@@ -1,6 +1,7 @@
 #include "tuner/cost_model_factory.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <stdexcept>
 #include <vector>
 
@@ -15,6 +16,8 @@ namespace tlp {
 namespace {
 
 std::vector<std::string> ensemble_members(const std::string &spec) {
+  // A model file whose own name holds '+' is one model, not an ensemble.
+  if (std::filesystem::is_regular_file(spec)) return {spec};
   std::vector<std::string> out;
   size_t begin = 0;
   for (;;) {

@@ -3,10 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <stdexcept>
 
 #include "search/ensemble_cost_model.h"
 #include "search/schedule.h"
+#include "tests/temp_dir.h"
 
 namespace tlp {
 namespace {
@@ -55,6 +57,13 @@ TEST(CostModelFactory, AnEnsembleWithAnEmptyMemberIsRefusedWithAnExample) {
 TEST(CostModelFactory, AMissingMemberFileIsNamed) {
   const std::string why = refusal<std::exception>(kShipped + "+/no/such/model.tlpm");
   EXPECT_NE(why.find("/no/such/model.tlpm"), std::string::npos) << why;
+}
+
+TEST(CostModelFactory, AModelFileWithAPlusInItsNameIsOneModel) {
+  testing::TempDir d;
+  const std::string plus = d / "wide+tuned.tlpm";
+  std::filesystem::copy_file(kShipped, plus);
+  EXPECT_EQ(make_cost_model(plus, "", 1)->name(), "tlp-attention");
 }
 
 TEST(CostModelFactory, RandomNeedsNoFileAloneOrInAnEnsemble) {
