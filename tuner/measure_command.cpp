@@ -16,12 +16,12 @@
 #include "codegen/operator.h"
 #include "codegen/target.h"
 #include "measure/record_log.h"
-#include "search/network_spec.h"
 #include "tuner/command.h"
 #include "tuner/compute_dag_cache.h"
 #include "tuner/current_split_extents.h"
 #include "tuner/interrupt.h"
 #include "tuner/measurer.h"
+#include "tuner/network_workloads.h"
 
 namespace tlp {
 namespace {
@@ -51,8 +51,7 @@ struct TaskSchedules {
 std::vector<TaskSchedules> schedules_to_refresh(const std::string &old_log, const std::string &new_log,
                                                 const std::vector<std::string> &networks) {
   std::set<std::string> wanted;
-  for (const std::string &path : networks)
-    for (const NetworkTask &t : read_network_spec(path).tasks) wanted.insert(make_operator(t.op)->workload().key());
+  for (const auto &[key, in_network] : network_workloads(networks)) wanted.insert(key);
   std::vector<MeasureRecord> records;
   for (MeasureRecord &r : read_record_log(old_log).records)
     if (wanted.empty() || wanted.count(r.workload_key)) records.push_back(std::move(r));

@@ -8,16 +8,15 @@
 #include <random>
 #include <set>
 
-#include "codegen/workload.h"
 #include "costmodel/measurement_agreement.h"
 #include "costmodel/model_file.h"
 #include "costmodel/tlp_dataset.h"
 #include "costmodel/tlp_trainer.h"
 #include "measure/record_log.h"
-#include "search/network_spec.h"
 #include "tuner/command.h"
 #include "tuner/compute_dag_cache.h"
 #include "tuner/current_split_extents.h"
+#include "tuner/network_workloads.h"
 #include "tuner/platform_spec.h"
 
 namespace tlp {
@@ -35,26 +34,6 @@ std::vector<MeasureRecord> read_logs(const std::vector<std::string> &paths) {
   if (const size_t n = use_current_split_extents(all, dags))
     printf("%zu records of older logs read with this version's split extents\n", n);
   return all;
-}
-
-// Network files name ops as written; records carry canonical workload keys.
-std::string canonical(const std::string &spec) { return parse_workload(spec).key(); }
-
-// A workload of a network file: the network's name (for test splits and
-// per-network scores) and how often the workload occurs in it (its weight in the
-// top-k score, as in TenSet).
-struct WorkloadInNetwork {
-  std::string network;
-  double weight = 1;
-};
-
-std::map<std::string, WorkloadInNetwork> network_of_workloads(const std::vector<std::string> &network_files) {
-  std::map<std::string, WorkloadInNetwork> out;
-  for (const auto &f : network_files) {
-    const NetworkSpec spec = read_network_spec(f);
-    for (const auto &t : spec.tasks) out.emplace(canonical(t.op), WorkloadInNetwork{spec.name, t.weight});
-  }
-  return out;
 }
 
 // Names each task's group and weight from the network files; a workload of none
@@ -196,26 +175,49 @@ void print_measurement_agreement(const std::vector<MeasureRecord> &records, cons
          a.schedules, a.tasks.size(), r.top1, r.top5);
 }
 
+struct TrainCommandOptions {
+  std::vector<std::string> logs;
+  std::string out;
+  std::string arch = "attention", loss = "rank", scaling = "log";
+  int epochs = 50, batch = 256, seq_len = 25, emb_size = 22, nest_rows = 0, workload_rows = 0, threads = 0,
+      patience = 10, average_from = 0, hidden = TrainOptions{}.hidden, heads = TrainOptions{}.heads;
+  bool cosine_lr = false, watch_test = false;
+  double val_fraction = 0.1;
+  std::vector<std::string> test_networks;
+  uint64_t seed = 1;
+  std::string platform;             // the platform trained for (TLP) / the target head (MTL)
+  double target_fraction = 1.0;     // share of that platform's records kept for training
+  bool mtl = false;
+  std::vector<std::string> mtl_platforms;  // heads besides the target; empty: every platform in the logs
+  std::string init_from;            // fine-tune from this model
+};
+
+// --init-from keeps the source model's shape. A shape option given with it must
+// repeat the source's value: training another shape than the one asked for
+// would waste hours, so a different value is refused rather than ignored.
+void refuse_another_shape(const TrainCommandOptions &o, const CLI::App &app, const TlpModelInfo &source) {
+  const FeaturizerOptions &f = source.featurizer;
+  const std::pair<const char *, std::pair<std::string, std::string>> asked_and_kept[] = {
+      {"--arch", {o.arch, tlp_arch_name(source.network.arch)}},
+      {"--hidden", {std::to_string(o.hidden), std::to_string(source.network.hidden)}},
+      {"--heads", {std::to_string(o.heads), std::to_string(source.network.heads)}},
+      {"--scaling", {o.scaling, feature_scaling_name(f.scaling)}},
+      {"--seq-len", {std::to_string(o.seq_len), std::to_string(f.seq_len)}},
+      {"--emb-size", {std::to_string(o.emb_size), std::to_string(f.emb_size)}},
+      {"--nest-rows", {std::to_string(o.nest_rows), std::to_string(f.nest_rows)}},
+      {"--workload-rows", {std::to_string(o.workload_rows), std::to_string(f.workload_rows)}},
+  };
+  for (const auto &[name, values] : asked_and_kept)
+    if (app.count(name) > 0 && values.first != values.second)
+      throw std::runtime_error(std::string(name) + " " + values.first + " differs from " + values.second + " of " +
+                               o.init_from + ": --init-from keeps that model's shape. Drop " + name +
+                               ", or drop --init-from to train a new network");
+}
+
 }  // namespace
 
 Command add_train_command(CLI::App &app) {
-  struct Options {
-    std::vector<std::string> logs;
-    std::string out;
-    std::string arch = "attention", loss = "rank", scaling = "log";
-    int epochs = 50, batch = 256, seq_len = 25, emb_size = 22, nest_rows = 0, workload_rows = 0, threads = 0,
-        patience = 10, average_from = 0, hidden = TrainOptions{}.hidden, heads = TrainOptions{}.heads;
-    bool cosine_lr = false, watch_test = false;
-    double val_fraction = 0.1;
-    std::vector<std::string> test_networks;
-    uint64_t seed = 1;
-    std::string platform;             // the platform trained for (TLP) / the target head (MTL)
-    double target_fraction = 1.0;     // share of that platform's records kept for training
-    bool mtl = false;
-    std::vector<std::string> mtl_platforms;  // heads besides the target; empty: every platform in the logs
-    std::string init_from;            // fine-tune from this model
-  };
-  auto o = std::make_shared<Options>();
+  auto o = std::make_shared<TrainCommandOptions>();
   Command c;
   c.app = app.add_subcommand("train", "Train a TLP (or MTL-TLP) cost model on measurement logs (see 'tlptune collect')");
   c.app->footer(
@@ -280,15 +282,16 @@ Command add_train_command(CLI::App &app) {
   c.app->add_option("--mtl-platforms", o->mtl_platforms,
                     "With --mtl: the other platforms given a head (default: every platform in the logs)");
   c.app->add_option("--init-from", o->init_from,
-                    "Start from this model's weights (fine-tuning; its architecture and featurizer are used)");
+                    "Start from this model's weights (fine-tuning). Its shape is kept: --arch, --hidden, --heads and "
+                    "the featurizer options may only repeat that model's values");
   c.app->add_option("--threads", o->threads, "LibTorch threads (0: default)")->capture_default_str();
   c.app->add_option("--seed", o->seed, "Seed of the split, the initial weights and shuffling")->capture_default_str();
-  c.run = [o] {
+  c.run = [o, app = c.app] {
     std::vector<MeasureRecord> records = read_logs(o->logs);
     const std::set<std::string> known = platforms_of(records);
     if (known.empty()) throw std::runtime_error("the logs hold no records: collect some first (tlptune collect)");
     const std::string target = o->platform.empty() ? most_common_platform(records) : resolve_platform(o->platform, known);
-    const auto groups = network_of_workloads(o->test_networks);
+    const auto groups = network_workloads(o->test_networks);
     std::vector<std::string> test_workloads;
     for (const auto &[w, n] : groups) test_workloads.push_back(w);
     if (o->target_fraction <= 0) throw std::runtime_error("--target-fraction must be above 0");
@@ -309,6 +312,7 @@ Command add_train_command(CLI::App &app) {
     std::unique_ptr<TlpNetwork> net;
     if (!o->init_from.empty()) {
       LoadedTlpModel init = load_tlp_model(o->init_from);
+      refuse_another_shape(*o, *app, init.info);
       to.arch = init.info.network.arch;
       to.featurizer = init.info.featurizer;
       config = init.info.network;
@@ -445,7 +449,7 @@ Command add_eval_command(CLI::App &app) {
     std::vector<TlpTask> tasks =
         tasks_where(build_tasks(records), [&](const TlpTask &t) { return t.platform == platform; });
     if (tasks.empty()) throw std::runtime_error("the logs hold no tasks of platform '" + platform + "' to rank");
-    const auto groups = network_of_workloads(o->networks);
+    const auto groups = network_workloads(o->networks);
     const DagLookup dags = make_compute_dag_lookup();  // one cache for every model
     std::vector<std::vector<TopkTask>> per_model;
     for (const std::string &path : o->models) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <set>
@@ -97,6 +98,12 @@ TEST(ModelCommands, TrainFineTunesAnotherPlatformsModelOnTheTargetsShare) {
                             "--platform elsewhere --init-from " + (d / "src.tlpm"));
   EXPECT_NE(mtl_init.code, 0);
   EXPECT_NE(mtl_init.output.find("--init-from"), std::string::npos) << mtl_init.output;
+  // The source model fixes the network's shape: asking for another width is refused, not ignored.
+  CliRun reshaped = tlptune("train --logs " + log + " --out " + (d / "y.tlpm") + kQuick +
+                            "--platform elsewhere --hidden 64 --init-from " + (d / "src.tlpm"));
+  EXPECT_NE(reshaped.code, 0);
+  EXPECT_NE(reshaped.output.find("--hidden"), std::string::npos) << reshaped.output;
+  EXPECT_FALSE(std::filesystem::exists(d / "y.tlpm"));
 }
 
 TEST(ModelCommands, TrainBuildsTheWidthAskedForAndRefusesHeadsThatDoNotDivideIt) {
