@@ -7,7 +7,7 @@
 //   tlp_score_bench [--n N] [--dag 0|1|2 (matmul, dense+bias+relu, conv)] [--archs attention,lstm,transformer] [--paths fast,torch]
 //                   [--chunks 64,256,1024] [--threads 1,2] [--min-seconds S] [--train]
 //                   [--nest-rows N (loop-nest rows after the 25 step rows, 34 values wide)]
-//                   [--hidden 256,128,64 (network widths to compare; the paper: 256)]
+//                   [--hidden 256,128,64 (widths to compare; default: 128, the default network's; the paper: 256)]
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -145,7 +145,7 @@ int main(int argc, char **argv) {
   bool train = false;
   int dag = 1;
   int nest_rows = 0;
-  std::vector<int> hiddens = {256};
+  std::vector<int> hiddens = {TlpNetworkConfig{}.hidden};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {

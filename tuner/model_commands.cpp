@@ -232,8 +232,8 @@ Command add_train_command(CLI::App &app) {
   c.app->add_option("--arch", o->arch, "Network: attention (the paper's), lstm or transformer")->capture_default_str();
   c.app->add_option("--loss", o->loss, "rank (LambdaRank) or mse")->capture_default_str();
   c.app->add_option("--hidden", o->hidden,
-                    "Width of the network's step vectors (the paper: 256). 128 scores about 2.5 times faster and "
-                    "ranked about as well (README: \"A narrower network\")")
+                    "Width of the network's step vectors. The paper's 256 ranked no better here and scores 2.5 times "
+                    "slower (README: \"The default width\")")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   c.app->add_option("--heads", o->heads, "Attention heads (the paper: 8); must divide --hidden")

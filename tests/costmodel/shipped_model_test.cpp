@@ -1,4 +1,4 @@
-// The models that ship in models/ (the default and the narrow one) load, and
+// The models that ship in models/ (the default and the paper-wide one) load, and
 // score real schedules with finite, not all equal, numbers: a corrupt or stale
 // file fails here, not in a user's run.
 #include <gtest/gtest.h>
@@ -31,16 +31,17 @@ TEST_P(ShippedModel, LoadsAndScoresSchedulesWithFiniteDistinctScores) {
   EXPECT_GT(distinct.size(), 1u) << "every schedule scored the same: the weights look untrained";
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, ShippedModel, ::testing::Values(TLP_SHIPPED_MODEL, TLP_SHIPPED_NARROW_MODEL),
+INSTANTIATE_TEST_SUITE_P(Models, ShippedModel, ::testing::Values(TLP_SHIPPED_MODEL, TLP_SHIPPED_WIDE_MODEL),
                          [](const ::testing::TestParamInfo<const char *> &i) {
-                           return std::string(i.index == 0 ? "Default" : "Narrow");
+                           return std::string(i.index == 0 ? "Default" : "PaperWidth");
                          });
 
-TEST(ShippedModel, TheNarrowModelIsHalfTheDefaultsWidthForTheSamePlatform) {
-  auto wide = make_tlp_cost_model(TLP_SHIPPED_MODEL, "");
-  auto narrow = make_tlp_cost_model(TLP_SHIPPED_NARROW_MODEL, "");
+// The default is the width train builds by default; the other is the paper's.
+TEST(ShippedModel, TheDefaultHasTrainsDefaultWidthAndTheOtherThePapersForTheSamePlatform) {
+  auto narrow = make_tlp_cost_model(TLP_SHIPPED_MODEL, "");
+  auto wide = make_tlp_cost_model(TLP_SHIPPED_WIDE_MODEL, "");
+  EXPECT_EQ(narrow->info().network.hidden, TlpNetworkConfig{}.hidden);
   EXPECT_EQ(wide->info().network.hidden, 256);
-  EXPECT_EQ(narrow->info().network.hidden, 128);
   EXPECT_EQ(narrow->info().platform, wide->info().platform);
   EXPECT_EQ(narrow->info().featurizer.seq_len, wide->info().featurizer.seq_len);
 }

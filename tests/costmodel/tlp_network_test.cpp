@@ -45,9 +45,10 @@ void expect_close(const std::vector<float> &a, const std::vector<float> &b, cons
 
 class FastForwardTest : public ::testing::TestWithParam<TlpArch> {};
 
-// The default (paper-sized) network: hidden 256, 8 heads, 25 x 22.
+// The paper-sized network: hidden 256, 8 heads, 25 x 22.
 TEST_P(FastForwardTest, EqualsTheTorchForwardAtThePapersSize) {
   TlpNetworkConfig c;
+  c.hidden = 256;
   c.arch = GetParam();
   TlpNetwork net(c, 3);
   const size_t n = 150;
@@ -151,7 +152,8 @@ TEST(TlpNetwork, CloneCopiesTheWeights) {
 }
 
 TEST(TlpNetwork, ThePapersSizeHasTheExpectedParameterCount) {
-  TlpNetworkConfig c;  // attention, 25 x 22, hidden 256, 8 heads
+  TlpNetworkConfig c;  // attention, 25 x 22, 8 heads
+  c.hidden = 256;
   TlpNetwork net(c);
   const size_t mlp = (22 * 64 + 64) + (64 * 128 + 128) + (128 * 256 + 256) + (256 * 256 + 256);
   const size_t attention = (3 * 256 * 256 + 3 * 256) + (256 * 256 + 256);
@@ -184,7 +186,7 @@ TEST(TlpNetwork, FeaturesOfTheWrongSizeAreRefused) {
 
 TEST(TlpNetworkConfig, InvalidShapesAreRefused) {
   TlpNetworkConfig c;
-  c.heads = 7;  // 256 is not divisible by 7
+  c.heads = 7;  // the width, 128, is not divisible by 7
   EXPECT_THROW(c.validate(), std::invalid_argument);
   EXPECT_THROW(TlpNetwork(c, 0), std::invalid_argument);
   c = TlpNetworkConfig{};
