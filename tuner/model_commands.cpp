@@ -287,6 +287,11 @@ Command add_train_command(CLI::App &app) {
   c.app->add_option("--threads", o->threads, "LibTorch threads (0: default)")->capture_default_str();
   c.app->add_option("--seed", o->seed, "Seed of the split, the initial weights and shuffling")->capture_default_str();
   c.run = [o, app = c.app] {
+    // Refused before the logs are read: reading a large dataset takes a while.
+    if (!o->init_from.empty()) {
+      if (o->mtl) throw std::runtime_error("--init-from fine-tunes a TLP model; it does not combine with --mtl");
+      refuse_another_shape(*o, *app, read_tlp_model_info(o->init_from));
+    }
     std::vector<MeasureRecord> records = read_logs(o->logs);
     const std::set<std::string> known = platforms_of(records);
     if (known.empty()) throw std::runtime_error("the logs hold no records: collect some first (tlptune collect)");
@@ -312,12 +317,10 @@ Command add_train_command(CLI::App &app) {
     std::unique_ptr<TlpNetwork> net;
     if (!o->init_from.empty()) {
       LoadedTlpModel init = load_tlp_model(o->init_from);
-      refuse_another_shape(*o, *app, init.info);
       to.arch = init.info.network.arch;
       to.featurizer = init.info.featurizer;
       config = init.info.network;
       net = std::make_unique<TlpNetwork>(std::move(init.network));
-      if (o->mtl) throw std::runtime_error("--init-from fine-tunes a TLP model; it does not combine with --mtl");
     } else {
       to.arch = tlp_arch_from_name(o->arch);
       to.hidden = o->hidden;
