@@ -1,4 +1,5 @@
-// The models that ship in models/ (the default and the paper-wide one) load, and
+// The models that ship in models/ (the AVX2 default, its paper-wide twin and the
+// AVX-512 model) load, and
 // score real schedules with finite, not all equal, numbers: a corrupt or stale
 // file fails here, not in a user's run.
 #include <gtest/gtest.h>
@@ -31,10 +32,14 @@ TEST_P(ShippedModel, LoadsAndScoresSchedulesWithFiniteDistinctScores) {
   EXPECT_GT(distinct.size(), 1u) << "every schedule scored the same: the weights look untrained";
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, ShippedModel, ::testing::Values(TLP_SHIPPED_MODEL, TLP_SHIPPED_WIDE_MODEL),
-                         [](const ::testing::TestParamInfo<const char *> &i) {
-                           return std::string(i.index == 0 ? "Default" : "PaperWidth");
-                         });
+std::string shipped_model_label(const ::testing::TestParamInfo<const char *> &i) {
+  static const char *const kLabels[] = {"Default", "PaperWidth", "Avx512"};
+  return kLabels[i.index];
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, ShippedModel,
+                         ::testing::Values(TLP_SHIPPED_MODEL, TLP_SHIPPED_WIDE_MODEL, TLP_SHIPPED_AVX512_MODEL),
+                         shipped_model_label);
 
 // The default is the width train builds by default; the other is the paper's.
 TEST(ShippedModel, TheDefaultHasTrainsDefaultWidthAndTheOtherThePapersForTheSamePlatform) {
@@ -44,6 +49,16 @@ TEST(ShippedModel, TheDefaultHasTrainsDefaultWidthAndTheOtherThePapersForTheSame
   EXPECT_EQ(wide->info().network.hidden, 256);
   EXPECT_EQ(narrow->info().platform, wide->info().platform);
   EXPECT_EQ(narrow->info().featurizer.seq_len, wide->info().featurizer.seq_len);
+}
+
+// tune picks the AVX-512 model by the target's features (tuner/shipped_model.h), so
+// it must have been trained on an AVX-512 platform, at the default width.
+TEST(ShippedModel, TheAvx512ModelWasTrainedOnAnAvx512PlatformAtTheDefaultWidth) {
+  auto avx512 = make_tlp_cost_model(TLP_SHIPPED_AVX512_MODEL, "");
+  auto avx2 = make_tlp_cost_model(TLP_SHIPPED_MODEL, "");
+  EXPECT_NE(avx512->info().platform.find("avx512"), std::string::npos) << avx512->info().platform;
+  EXPECT_EQ(avx2->info().platform.find("avx512"), std::string::npos) << avx2->info().platform;
+  EXPECT_EQ(avx512->info().network.hidden, TlpNetworkConfig{}.hidden);
 }
 
 }  // namespace

@@ -19,6 +19,19 @@ TEST(TuneDefaults, AnX86CpuGetsTheEvolutionarySearchWithTheShippedModel) {
   EXPECT_TRUE(std::filesystem::equivalent(o.model, std::string(TLP_SOURCE_DIR) + "/models/" + kShippedModelName));
 }
 
+TEST(TuneDefaults, AnAvx512CpuGetsTheModelTrainedOnAnAvx512Cpu) {
+  const TuneOptions o = with_target_defaults(TuneOptions{}, parse_target("x86-64-linux-avx-avx2-avx512-avx512_skylake-f16c-fma-sse41"));
+  EXPECT_EQ(o.policy, "evolutionary");
+  EXPECT_TRUE(std::filesystem::equivalent(o.model, std::string(TLP_SOURCE_DIR) + "/models/" + kShippedAvx512ModelName));
+}
+
+TEST(TuneDefaults, AnAvx2OrOlderCpuGetsTheAvx2Model) {
+  for (const char *t : {"x86-64-linux-avx-avx2-f16c-fma-sse41", "x86-64-linux-sse41"}) {
+    SCOPED_TRACE(t);
+    EXPECT_EQ(shipped_model_name(parse_target(t)), kShippedModelName);
+  }
+}
+
 TEST(TuneDefaults, AGpuOrAnotherArchitectureLearnsOnlineFromScratch) {
   for (const char *t : {"x86-64-linux-avx2-cuda", "arm-64-linux"}) {
     SCOPED_TRACE(t);
