@@ -25,13 +25,13 @@ std::string find_shipped_file(const std::string &name) {
 }  // namespace
 
 std::string shipped_model_name(const Halide::Target &target) {
-  return target.has_feature(Halide::Target::AVX512) ? kShippedAvx512ModelName : kShippedModelName;
+  return target.has_feature(Halide::Target::AVX512) ? kShippedAvx512ModelName : kShippedAvx2ModelName;
 }
 
 std::string shipped_model_for(const Halide::Target &target) {
   if (target.arch != Halide::Target::X86 || target.bits != 64 || target.has_gpu_feature()) return "";
   const std::string best = find_shipped_file(shipped_model_name(target));
-  return best.empty() ? find_shipped_file(kShippedModelName) : best;
+  return best.empty() ? find_shipped_file(kShippedAvx2ModelName) : best;
 }
 
 }  // namespace tlp

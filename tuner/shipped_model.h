@@ -10,7 +10,7 @@
 
 namespace tlp {
 
-constexpr const char *kShippedModelName = "tlp-cpu-avx2.tlpm";
+constexpr const char *kShippedAvx2ModelName = "tlp-cpu-avx2.tlpm";
 constexpr const char *kShippedAvx512ModelName = "tlp-cpu-avx512.tlpm";
 
 // The file name of the shipped model that fits `target` best: the AVX-512 one for a
