@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <stdexcept>
@@ -291,6 +292,42 @@ class WeightAverage {
   int count_ = 0;
 };
 
+// An exponential moving average of the weights, updated after every optimizer
+// step. On a small dataset one epoch's weights jump around (validation loss
+// swings by a third between epochs), so a validation split of a few tasks picks
+// an epoch by luck; the average of the last few epochs' steps moves smoothly.
+class WeightEma {
+ public:
+  // `horizon_steps`: the average's time constant, in optimizer steps.
+  WeightEma(const std::vector<torch::Tensor> &params, double horizon_steps)
+      : decay_(1.0 - 1.0 / std::max(1.0, horizon_steps)) {
+    torch::NoGradGuard no_grad;
+    for (const torch::Tensor &p : params) shadow_.push_back(p.detach().clone());
+  }
+  void update(const std::vector<torch::Tensor> &params) {
+    torch::NoGradGuard no_grad;
+    ++updates_;
+    // The early steps weigh more while the average has seen few of them, so the
+    // random initial weights fade out fast.
+    const double d = std::min(decay_, (1.0 + updates_) / (10.0 + updates_));
+    for (size_t i = 0; i < params.size(); ++i) shadow_[i].mul_(d).add_(params[i].detach(), 1.0 - d);
+  }
+  // Exchanges the live weights with the average; a second call undoes it.
+  void swap_with(const std::vector<torch::Tensor> &params) {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < params.size(); ++i) {
+      torch::Tensor live = params[i].detach().clone();
+      params[i].copy_(shadow_[i]);
+      shadow_[i].copy_(live);
+    }
+  }
+
+ private:
+  double decay_;
+  int64_t updates_ = 0;
+  std::vector<torch::Tensor> shadow_;
+};
+
 void set_learning_rate(torch::optim::Adam &adam, double lr) {
   for (auto &group : adam.param_groups()) static_cast<torch::optim::AdamOptions &>(group.options()).lr(lr);
 }
@@ -329,6 +366,7 @@ TrainResult train_flat(TlpNetwork &net, const Flat &tr, const Flat &va, const st
   const Flat watched = o.watch ? flatten(*o.watch, net.config(), "watched") : Flat{};
   int since_best = 0;
   WeightAverage average(m->parameters());
+  std::unique_ptr<WeightEma> ema;
   for (int epoch = 1; epoch <= o.epochs; ++epoch) {
     const auto t0 = Clock::now();
     const double lr = o.cosine_lr ? o.lr * 0.5 * (1.0 + std::cos(M_PI * double(epoch - 1) / double(o.epochs))) : o.lr;
@@ -336,7 +374,9 @@ TrainResult train_flat(TlpNetwork &net, const Flat &tr, const Flat &va, const st
     m->train();
     double sum = 0;
     int steps = 0;
-    for (const Batch &b : make_batches(tr, o.loss, o.batch, &rng)) {
+    const std::vector<Batch> batches = make_batches(tr, o.loss, o.batch, &rng);
+    if (o.ema_epochs > 0 && !ema) ema = std::make_unique<WeightEma>(m->parameters(), o.ema_epochs * batches.size());
+    for (const Batch &b : batches) {
       const BatchTensors bt = batch_tensors(b);
       const torch::Tensor scores = m->forward_packed_heads(pack(tr, bt.records_in_order));
       const torch::Tensor loss =
@@ -348,11 +388,18 @@ TrainResult train_flat(TlpNetwork &net, const Flat &tr, const Flat &va, const st
       loss.backward();
       if (o.grad_clip > 0) torch::nn::utils::clip_grad_norm_(m->parameters(), o.grad_clip);
       adam.step();
+      if (ema) ema->update(m->parameters());
       sum += loss.item<double>();
       ++steps;
     }
     net.impl().weights_changed();
     if (o.average_from > 0 && epoch >= o.average_from) average.add(m->parameters());
+    // Judged, kept and reported below: the moving average in place of the live
+    // weights, which come back before the next epoch trains on.
+    if (ema) {
+      ema->swap_with(m->parameters());
+      net.impl().weights_changed();
+    }
     m->eval();
     EpochReport rep;
     rep.epoch = epoch;
@@ -382,6 +429,12 @@ TrainResult train_flat(TlpNetwork &net, const Flat &tr, const Flat &va, const st
       since_best = 0;
     } else {
       ++since_best;
+    }
+    const bool last_epoch = epoch == o.epochs || (o.patience > 0 && since_best >= o.patience);
+    // Without validation the last epoch is kept: then the average stays in place.
+    if (ema && (judged || !last_epoch)) {
+      ema->swap_with(m->parameters());
+      net.impl().weights_changed();
     }
     rep.seconds = since(t0);
     result.history.push_back(rep);

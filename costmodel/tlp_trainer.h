@@ -64,6 +64,10 @@ struct TrainOptions {
   // (early stopping may end sooner), so the last epochs take small steps; false
   // keeps lr constant, as the paper does.
   bool cosine_lr = false;
+  // > 0: the weights judged on validation, kept and returned are an exponential
+  // moving average of the weights after each step, with a time constant of this
+  // many epochs; 0: the weights of the epoch itself.
+  double ema_epochs = 0;
   std::function<void(const EpochReport &)> on_epoch;  // called after every epoch
   // Tasks scored after every epoch for study only (e.g. the held-out test split,
   // to see which picking rule would have served it): their top-k scores go into

@@ -182,7 +182,7 @@ struct TrainCommandOptions {
   int epochs = 50, batch = 256, seq_len = 25, emb_size = 22, nest_rows = 0, workload_rows = 0, threads = 0,
       patience = 10, average_from = 0, hidden = TrainOptions{}.hidden, heads = TrainOptions{}.heads;
   bool cosine_lr = false, watch_test = false;
-  double val_fraction = 0.1;
+  double val_fraction = 0.1, ema_epochs = 0;
   std::vector<std::string> test_networks;
   uint64_t seed = 1;
   std::string platform;             // the platform trained for (TLP) / the target head (MTL)
@@ -265,6 +265,11 @@ Command add_train_command(CLI::App &app) {
                     "loss is no worse than the best epoch's (0: keep the best epoch)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  c.app->add_option("--ema", o->ema_epochs,
+                    "Judge, keep and write a moving average of the weights over about this many epochs of steps "
+                    "instead of each epoch's own (0: off). Steadier on small datasets")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   c.app->add_option("--val-fraction", o->val_fraction, "Share of workloads held out for validation")->capture_default_str();
   c.app->add_option("--test-network", o->test_networks,
                     "Hold out every operator of these network files for testing (whole workloads, never trained on)");
@@ -341,6 +346,7 @@ Command add_train_command(CLI::App &app) {
     to.patience = o->patience;
     to.average_from = o->average_from;
     to.cosine_lr = o->cosine_lr;
+    to.ema_epochs = o->ema_epochs;
     to.seed = o->seed;
     to.threads = o->threads;
 

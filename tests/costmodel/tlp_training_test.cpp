@@ -154,6 +154,53 @@ TEST(TlpTraining, WithoutValidationDataTheAverageIsKeptAndDiffersFromTheLastEpoc
   EXPECT_NE(a, c);
 }
 
+TEST(TlpTraining, AMovingAverageIsWhatValidationJudgesAndIsKeptWhileTrainingStepsStayTheSame) {
+  Synthetic s = synthetic_dataset(TlpArch::Attention, 20, 16);
+  TlpNetwork plain(s.config, 3), averaged(s.config, 3);
+  TrainOptions o = quick_options(s, TlpLoss::Rank, 5);
+  o.lr = 2e-2;
+  const TrainResult p = train_tlp(plain, s.split.train, s.split.val, o);
+  o.ema_epochs = 2;
+  const TrainResult a = train_tlp(averaged, s.split.train, s.split.val, o);
+  ASSERT_EQ(p.history.size(), a.history.size());
+  bool judged_differently = false;
+  for (size_t i = 0; i < p.history.size(); ++i) {
+    // The live weights train exactly as without the average: it is swapped in
+    // for validation and swapped back out.
+    EXPECT_DOUBLE_EQ(a.history[i].train_loss, p.history[i].train_loss) << "epoch " << i + 1;
+    judged_differently |= a.history[i].val_loss != p.history[i].val_loss;
+  }
+  EXPECT_TRUE(judged_differently);
+  // The network holds the average of the best epoch, the weights judged.
+  EXPECT_NEAR(evaluate_loss(averaged, s.split.val, TlpLoss::Rank, o.batch), a.best_val_loss,
+              1e-5 * std::max(1.0, a.best_val_loss));
+}
+
+TEST(TlpTraining, AMovingAverageOfUnchangedWeightsIsThoseWeights) {
+  Synthetic s = synthetic_dataset(TlpArch::Attention, 12, 8);
+  TlpNetwork net(s.config, 3);
+  const std::vector<float> before = net.predict(s.split.val[0].features);
+  TrainOptions o = quick_options(s, TlpLoss::Rank, 3);
+  o.lr = 0.0;
+  o.ema_epochs = 1;
+  train_tlp(net, s.split.train, s.split.val, o);
+  const std::vector<float> after = net.predict(s.split.val[0].features);
+  ASSERT_EQ(after.size(), before.size());
+  for (size_t i = 0; i < after.size(); ++i) EXPECT_NEAR(after[i], before[i], 1e-5 * std::max(1.0f, std::fabs(before[i])));
+}
+
+TEST(TlpTraining, WithoutValidationDataTheMovingAverageIsKept) {
+  Synthetic s = synthetic_dataset(TlpArch::Attention, 8, 8);
+  TlpNetwork last(s.config, 3), averaged(s.config, 3);
+  TrainOptions o = quick_options(s, TlpLoss::Rank, 3);
+  o.lr = 1e-2;
+  o.batch = 16;  // several steps an epoch, for the average to span
+  train_tlp(last, s.split.train, {}, o);
+  o.ema_epochs = 2;
+  train_tlp(averaged, s.split.train, {}, o);
+  EXPECT_NE(last.predict(s.split.train[0].features), averaged.predict(s.split.train[0].features));
+}
+
 TEST(TlpTraining, WatchedTasksAreScoredEveryEpochAndNeverChangeTraining) {
   Synthetic s = synthetic_dataset(TlpArch::Attention, 20, 16);
   const std::vector<TlpTask> watched(s.split.val.begin(), s.split.val.begin() + 3);
