@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <stdexcept>
 
 #include "costmodel/loop_nest_features.h"
@@ -41,6 +42,21 @@ const ComputeDag *dag_for_features(const FeaturizerOptions &options, const DagLo
 
 namespace {
 
+// The split's tail values: whether any level leaves a remainder, and how many
+// iterations the tiled loops run beyond the extent, as a share of it. Factors
+// are the inner lengths, outermost first: ext 112 by [3,32] runs 2 x 3 x 32.
+std::pair<float, float> split_tail(const Step &s) {
+  if (s.extent <= 0 || s.factors.empty()) return {0.0f, 0.0f};
+  int64_t inner = 1;
+  bool remainder = false;
+  for (auto f = s.factors.rbegin(); f != s.factors.rend(); ++f) {
+    inner *= *f;
+    remainder |= s.extent % inner != 0;
+  }
+  const int64_t outer = (s.extent + inner - 1) / inner;
+  return {remainder ? 1.0f : 0.0f, float(double(outer * inner - s.extent) / double(s.extent))};
+}
+
 void write_step_rows(const Schedule &schedule, const FeaturizerOptions &o, float *m) {
   const size_t rows = std::min(schedule.steps.size(), size_t(o.step_rows()));
   for (size_t r = 0; r < rows; ++r) {
@@ -53,6 +69,11 @@ void write_step_rows(const Schedule &schedule, const FeaturizerOptions &o, float
       if (col >= o.emb_size) break;
       if (o.scaling == FeatureScaling::Log) v = std::copysign(std::log2(1.0 + std::fabs(v)), v);
       row[col++] = float(v);
+    }
+    if (o.split_tails && s.kind == StepKind::SP && o.emb_size >= kNumStepKinds + 2) {
+      const auto [flag, waste] = split_tail(s);
+      row[o.emb_size - 2] = flag;
+      row[o.emb_size - 1] = waste;
     }
   }
 }

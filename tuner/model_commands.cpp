@@ -181,7 +181,7 @@ struct TrainCommandOptions {
   std::string arch = "attention", loss = "rank", scaling = "log";
   int epochs = 50, batch = 256, seq_len = 25, emb_size = 22, nest_rows = 0, workload_rows = 0, threads = 0,
       patience = 10, average_from = 0, hidden = TrainOptions{}.hidden, heads = TrainOptions{}.heads;
-  bool cosine_lr = false, watch_test = false;
+  bool cosine_lr = false, watch_test = false, split_tails = false;
   double val_fraction = 0.1, ema_epochs = 0;
   std::vector<std::string> test_networks;
   uint64_t seed = 1;
@@ -206,6 +206,7 @@ void refuse_another_shape(const TrainCommandOptions &o, const CLI::App &app, con
       {"--emb-size", {std::to_string(o.emb_size), std::to_string(f.emb_size)}},
       {"--nest-rows", {std::to_string(o.nest_rows), std::to_string(f.nest_rows)}},
       {"--workload-rows", {std::to_string(o.workload_rows), std::to_string(f.workload_rows)}},
+      {"--split-tails", {o.split_tails ? "on" : "off", f.split_tails ? "on" : "off"}},
   };
   for (const auto &[name, values] : asked_and_kept)
     if (app.count(name) > 0 && values.first != values.second)
@@ -252,6 +253,9 @@ Command add_train_command(CLI::App &app) {
                     "computed stage (our improved features; 0: the paper's steps only). Try --seq-len 36 "
                     "--workload-rows 4")
       ->capture_default_str();
+  c.app->add_flag("--split-tails", o->split_tails,
+                  "Also mark each split whose factors leave a tail, and the share of iterations the tiling adds "
+                  "(our improved features; the paper's steps carry only the numbers)");
   c.app->add_option("--epochs", o->epochs, "Training epochs (the weights of the best validation epoch are kept)")
       ->capture_default_str();
   c.app->add_option("--batch", o->batch, "Records per training step (the paper: 1024, for millions of records)")
@@ -335,6 +339,7 @@ Command add_train_command(CLI::App &app) {
       to.featurizer.scaling = feature_scaling_from_name(o->scaling);
       to.featurizer.nest_rows = o->nest_rows;
       to.featurizer.workload_rows = o->workload_rows;
+      to.featurizer.split_tails = o->split_tails;
       check_featurizer_options(to.featurizer);
       config = network_config(to);
       config.output_heads = int(heads.size());

@@ -131,6 +131,16 @@ TEST(ModelFile, LoopNestRowsRoundTripAndOlderFilesHaveNone) {
   std::remove(old.c_str());
 }
 
+TEST(ModelFile, SplitTailsRoundTrip) {
+  const TlpNetworkConfig c = small_config(TlpArch::Attention, 6, 34);
+  TlpModelInfo info = info_for(c);
+  info.featurizer.split_tails = true;
+  const std::string path = temp_path("tails");
+  save_tlp_model(path, TlpNetwork(c, 3), info);
+  EXPECT_TRUE(read_tlp_model_info(path).featurizer.split_tails);
+  std::remove(path.c_str());
+}
+
 TEST(ModelFile, NestRowsThatLeaveNoStepRowIsRefused) {
   const TlpNetworkConfig c = small_config(TlpArch::Attention, 4, 34);
   TlpModelInfo info = info_for(c);

@@ -45,6 +45,29 @@ TEST(TlpFeaturizer, RawMatrixOfATwoStepSchedule) {
   EXPECT_EQ(row(m, 2, 20), pad);
 }
 
+TEST(TlpFeaturizer, SplitTailsMarkASplitThatLeavesARemainderAndTheIterationsItAdds) {
+  // 112 by [3,32]: 2 x 3 x 32 = 192 iterations, 80 more than 112; 64 by [4,8]
+  // divides evenly; 256 by [30] runs 9 x 30 = 270. Other kinds get no tail values.
+  const Schedule s = Schedule::from_text("SP(2,0,112,[3,32]); SP(2,2,64,[4,8]); SP(3,1,256,[30]); AN(2,3,vectorize)");
+  FeaturizerOptions o = opts(4, 20);
+  o.split_tails = true;
+  const std::vector<float> m = featurize(s, o);
+  const std::vector<float> uneven = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 112, 3, 32, 0, 1, 80.0f / 112.0f};
+  const std::vector<float> even = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 64, 4, 8, 0, 0, 0};
+  const std::vector<float> one = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 1, 256, 30, 0, 0, 1, 14.0f / 256.0f};
+  const std::vector<float> an = {0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2, 3, 2, 0, 0, 0, 0, 0};
+  EXPECT_EQ(row(m, 0, 20), uneven);
+  EXPECT_EQ(row(m, 1, 20), even);
+  EXPECT_EQ(row(m, 2, 20), one);
+  EXPECT_EQ(row(m, 3, 20), an);
+  // A middle level that does not divide counts too: 64 by [6,4] has 4 | 64 but 24 does not.
+  const std::vector<float> mid = featurize(Schedule::from_text("SP(2,0,64,[6,4])"), o);
+  EXPECT_EQ(mid[18], 1.0f);
+  EXPECT_FLOAT_EQ(mid[19], (3 * 24 - 64) / 64.0f);
+  // Off, the rows are the paper's.
+  EXPECT_EQ(row(featurize(s, opts(4, 20)), 0, 20)[18], 0.0f);
+}
+
 TEST(TlpFeaturizer, EveryKindSetsItsOwnOneHotColumn) {
   const Schedule s = Schedule::from_text(
       "SP(1,0,8,[2]); FSP(1,1,0,1); RE(1,[1,0]); FU(1,[0,1]); AN(1,0,parallel); CA(1,2,0); CI(1); CR(1); "
