@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <utility>
 #include <stdexcept>
+#include <utility>
 
 #include "costmodel/loop_nest_features.h"
 #include "costmodel/workload_features.h"
@@ -70,6 +70,7 @@ void write_step_rows(const Schedule &schedule, const FeaturizerOptions &o, float
       if (o.scaling == FeatureScaling::Log) v = std::copysign(std::log2(1.0 + std::fabs(v)), v);
       row[col++] = float(v);
     }
+    // Written over whatever split fields reached the last two columns.
     if (o.split_tails && s.kind == StepKind::SP && o.emb_size >= kNumStepKinds + 2) {
       const auto [flag, waste] = split_tail(s);
       row[o.emb_size - 2] = flag;

@@ -7,8 +7,8 @@
 // Log mode maps x to sign(x) * log2(1 + |x|) so split factors of 1 and 1024 do
 // not differ by three orders of magnitude.
 //
-// split_tails adds two values to a split's row (below). Two improved modes of ours, not the paper's, both needing the operator's
-// ComputeDAG: with workload_rows > 0 the first rows describe the operator
+// Improved modes of ours, not the paper's: split_tails adds two values to each
+// split's row (below); two more need the operator's ComputeDAG: with workload_rows > 0 the first rows describe the operator
 // (costmodel/workload_features.h), and with nest_rows > 0 the last nest_rows
 // rows describe the loop nest the schedule builds on it
 // (costmodel/loop_nest_features.h). The steps get the rows in between.
@@ -33,8 +33,9 @@ struct FeaturizerOptions {
   int workload_rows = 0;  // of seq_len; 0: the paper's steps-only matrix
   // Ours: a split's row also says whether its factors leave a tail (the last
   // two columns: 1 when some level does not divide evenly, and the share of
-  // iterations the tiling adds). From numbers alone a network hardly learns
-  // divisibility, and log scaling makes 30 and 32 look alike.
+  // iterations the tiling adds, written over any field that reaches them). From
+  // numbers alone a network hardly learns divisibility, and log scaling makes
+  // 30 and 32 look alike.
   bool split_tails = false;
 
   int step_rows() const { return seq_len - nest_rows - workload_rows; }

@@ -64,6 +64,14 @@ TEST(TlpFeaturizer, SplitTailsMarkASplitThatLeavesARemainderAndTheIterationsItAd
   const std::vector<float> mid = featurize(Schedule::from_text("SP(2,0,64,[6,4])"), o);
   EXPECT_EQ(mid[18], 1.0f);
   EXPECT_FLOAT_EQ(mid[19], (3 * 24 - 64) / 64.0f);
+  // A split whose fields reach the tail columns loses them to the tails.
+  const std::vector<float> cut = featurize(Schedule::from_text("SP(2,0,64,[2,2,2,2])"), opts(1, 18));
+  FeaturizerOptions narrow = opts(1, 18);
+  narrow.split_tails = true;
+  const std::vector<float> cut_tails = featurize(Schedule::from_text("SP(2,0,64,[2,2,2,2])"), narrow);
+  EXPECT_EQ(cut[16], 2.0f);        // the second factor, without tails
+  EXPECT_EQ(cut_tails[16], 0.0f);  // with them: the flag (64 divides evenly)
+  EXPECT_EQ(cut_tails[15], 2.0f);  // the first factor is still there
   // Off, the rows are the paper's.
   EXPECT_EQ(row(featurize(s, opts(4, 20)), 0, 20)[18], 0.0f);
 }
