@@ -430,9 +430,9 @@ TrainResult train_flat(TlpNetwork &net, const Flat &tr, const Flat &va, const st
     } else {
       ++since_best;
     }
-    const bool last_epoch = epoch == o.epochs || (o.patience > 0 && since_best >= o.patience);
-    // Without validation the last epoch is kept: then the average stays in place.
-    if (ema && (judged || !last_epoch)) {
+    // Without validation the last epoch's weights are kept (and nothing stops
+    // early): after it the average stays in place.
+    if (ema && (judged || epoch < o.epochs)) {
       ema->swap_with(m->parameters());
       net.impl().weights_changed();
     }
