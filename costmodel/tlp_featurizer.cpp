@@ -57,6 +57,107 @@ std::pair<float, float> split_tail(const Step &s) {
   return {remainder ? 1.0f : 0.0f, float(double(outer * inner - s.extent) / double(s.extent))};
 }
 
+float scaled(const FeaturizerOptions &o, double v) {
+  return float(o.scaling == FeatureScaling::Log ? std::copysign(std::log2(1.0 + std::fabs(v)), v) : v);
+}
+
+// How many times 2 divides n, up to 6 (64 lanes or threads is plenty).
+float twos_in(int64_t n) {
+  int twos = 0;
+  while (n > 0 && n % 2 == 0 && twos < 6) n /= 2, ++twos;
+  return float(twos);
+}
+
+int64_t extent_product(const std::vector<LoopIter> &iters, size_t count) {
+  int64_t p = 1;
+  for (size_t i = 0; i < std::min(count, iters.size()); ++i) p *= std::max<int64_t>(1, iters[i].extent);
+  return p;
+}
+
+// A stage that computes what its DAG stage does, so the DAG's accesses are its
+// own: not a cache's copy, nor the copy-out left behind by a cache write.
+bool computes_its_dag_stage(const LoopState &state, const StageState &st) {
+  if (st.dag_stage < 0 || st.placeholder) return false;
+  if (st.origin == StageOrigin::CacheWriteLocal) return true;
+  if (st.origin != StageOrigin::Dag) return false;
+  for (int r : st.reads)
+    if (state.stage(r).origin == StageOrigin::CacheWriteLocal) return false;
+  return true;
+}
+
+// How consecutive iterations of `it` walk the memory they read, the worst read:
+// its coefficient in the producer's contiguous dimension (1 dense, 2 every other
+// element), kGather when it moves only along an outer dimension, 0 when no read
+// depends on it (a broadcast). A stride-2 convolution vectorized along its
+// output columns reads every other input element; the steps alone cannot say.
+constexpr int64_t kGather = 64;
+int64_t read_step(const DagStage &stage, const LoopIter &it) {
+  int64_t worst = 0;
+  for (const DagAccess &a : stage.accesses)
+    for (size_t d = 0; d < a.dims.size(); ++d)
+      for (const auto &[loop, coef] : a.dims[d])
+        if (coef != 0 && it.origins.count(loop))
+          worst = std::max(worst, d + 1 == a.dims.size() ? std::abs(coef) : kGather);
+  return worst;
+}
+
+// Whether `it` walks the stage's own contiguous dimension (its innermost spatial loop).
+bool walks_store(const DagStage &stage, const LoopIter &it) {
+  for (auto d = stage.iters.rbegin(); d != stage.iters.rend(); ++d)
+    if (d->kind == IterKind::Spatial) return it.origins.count(d->name) > 0;
+  return false;
+}
+
+// The values a step just applied to `state` gets for the loop it names, last
+// column last; none for a step that names no loop.
+std::vector<float> named_loop_values(const Step &s, const LoopState &state, const FeaturizerOptions &o) {
+  switch (s.kind) {
+    case StepKind::AN: {
+      const StageState &st = state.stage(s.stage);
+      const LoopIter &it = st.iters.at(size_t(s.iter));
+      float store = 0, step = 0;
+      if (computes_its_dag_stage(state, st)) {
+        const DagStage &ds = state.dag().stages.at(size_t(st.dag_stage));
+        store = walks_store(ds, it) ? 1.0f : 0.0f;
+        step = scaled(o, double(read_step(ds, it)));
+      }
+      return {store, step, scaled(o, double(it.extent)), twos_in(it.extent)};
+    }
+    case StepKind::FU: {
+      const int64_t e = state.stage(s.stage).iters.at(size_t(s.ids.front())).extent;
+      return {scaled(o, double(e)), twos_in(e)};
+    }
+    case StepKind::CA: {
+      const auto &target = state.stage(s.target_stage).iters;
+      const auto &own = state.stage(s.stage).iters;
+      return {scaled(o, double(extent_product(target, size_t(s.target_iter) + 1))),
+              scaled(o, double(extent_product(own, own.size())))};
+    }
+    default:
+      return {};
+  }
+}
+
+// Replays the schedule step by step and writes each row's named-loop values
+// into its last columns. A schedule that does not replay (a log of an older
+// space) keeps the values it got up to the step that failed.
+void write_named_loop_values(const Schedule &schedule, const FeaturizerOptions &o, const ComputeDag &dag, float *m) {
+  LoopState state(dag);
+  const size_t rows = std::min(schedule.steps.size(), size_t(o.step_rows()));
+  for (size_t r = 0; r < rows; ++r) {
+    const Step &s = schedule.steps[r];
+    try {
+      state.apply(s);
+    } catch (const ScheduleError &) {
+      return;
+    }
+    const std::vector<float> values = named_loop_values(s, state, o);
+    if (kNumStepKinds + int(values.size()) > o.emb_size) continue;
+    float *row = m + (size_t(o.workload_rows) + r + 1) * size_t(o.emb_size) - values.size();
+    std::copy(values.begin(), values.end(), row);
+  }
+}
+
 void write_step_rows(const Schedule &schedule, const FeaturizerOptions &o, float *m) {
   const size_t rows = std::min(schedule.steps.size(), size_t(o.step_rows()));
   for (size_t r = 0; r < rows; ++r) {
@@ -67,8 +168,7 @@ void write_step_rows(const Schedule &schedule, const FeaturizerOptions &o, float
     int col = kNumStepKinds;
     for (double v : step_numeric_fields(s)) {
       if (col >= o.emb_size) break;
-      if (o.scaling == FeatureScaling::Log) v = std::copysign(std::log2(1.0 + std::fabs(v)), v);
-      row[col++] = float(v);
+      row[col++] = scaled(o, v);
     }
     // Written over whatever split fields reached the last two columns.
     if (o.split_tails && s.kind == StepKind::SP && o.emb_size >= kNumStepKinds + 2) {
@@ -101,6 +201,7 @@ std::vector<float> featurize(const Schedule &schedule, const FeaturizerOptions &
                                   "and needs the operator's DAG");
     if (o.workload_rows > 0) write_workload_rows(*dag, o.workload_rows, o.emb_size, m.data());
     if (o.nest_rows > 0) write_nest_rows(schedule, o, *dag, m.data());
+    if (o.named_loops) write_named_loop_values(schedule, o, *dag, m.data());
   }
   return m;
 }

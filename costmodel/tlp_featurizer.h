@@ -8,7 +8,9 @@
 // not differ by three orders of magnitude.
 //
 // Improved modes of ours, not the paper's: split_tails adds two values to each
-// split's row (below); two more need the operator's ComputeDAG: with workload_rows > 0 the first rows describe the operator
+// split's row (below). Three more need the operator's ComputeDAG: named_loops
+// adds two values to the rows of steps that name a loop (below); with
+// workload_rows > 0 the first rows describe the operator
 // (costmodel/workload_features.h), and with nest_rows > 0 the last nest_rows
 // rows describe the loop nest the schedule builds on it
 // (costmodel/loop_nest_features.h). The steps get the rows in between.
@@ -37,9 +39,18 @@ struct FeaturizerOptions {
   // numbers alone a network hardly learns divisibility, and log scaling makes
   // 30 and 32 look alike.
   bool split_tails = false;
+  // Ours: the rows of steps that name a loop end with what only replaying the
+  // schedule on the operator tells about that loop (the steps name loops by
+  // position, and the extent of "loop 8" is scattered over the splits before
+  // it). AN: whether the loop walks the stage's contiguous dimension, how it
+  // walks the memory it reads (1 dense, 2 strided, 64 a gather, 0 a
+  // broadcast), its extent and how many times 2 divides it (the fit to vector
+  // lanes or threads); FU: the fused extent and its twos; CA: how many times
+  // the target's loops compute the stage, and the region each time.
+  bool named_loops = false;
 
   int step_rows() const { return seq_len - nest_rows - workload_rows; }
-  bool needs_dag() const { return nest_rows > 0 || workload_rows > 0; }
+  bool needs_dag() const { return nest_rows > 0 || workload_rows > 0 || named_loops; }
 };
 
 // Throws std::invalid_argument when the sizes are not positive or nest_rows and

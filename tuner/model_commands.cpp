@@ -181,7 +181,7 @@ struct TrainCommandOptions {
   std::string arch = "attention", loss = "rank", scaling = "log";
   int epochs = 50, batch = 256, seq_len = 25, emb_size = 22, nest_rows = 0, workload_rows = 0, threads = 0,
       patience = 10, average_from = 0, hidden = TrainOptions{}.hidden, heads = TrainOptions{}.heads;
-  bool cosine_lr = false, watch_test = false, split_tails = false;
+  bool cosine_lr = false, watch_test = false, split_tails = false, named_loops = false;
   double val_fraction = 0.1, ema_epochs = 0;
   std::vector<std::string> test_networks;
   uint64_t seed = 1;
@@ -207,6 +207,7 @@ void refuse_another_shape(const TrainCommandOptions &o, const CLI::App &app, con
       {"--nest-rows", {std::to_string(o.nest_rows), std::to_string(f.nest_rows)}},
       {"--workload-rows", {std::to_string(o.workload_rows), std::to_string(f.workload_rows)}},
       {"--split-tails", {o.split_tails ? "on" : "off", f.split_tails ? "on" : "off"}},
+      {"--named-loops", {o.named_loops ? "on" : "off", f.named_loops ? "on" : "off"}},
   };
   for (const auto &[name, values] : asked_and_kept)
     if (app.count(name) > 0 && values.first != values.second)
@@ -256,6 +257,9 @@ Command add_train_command(CLI::App &app) {
   c.app->add_flag("--split-tails", o->split_tails,
                   "Also mark each split whose factors leave a tail, and the share of iterations the tiling adds "
                   "(our improved features; the paper's steps carry only the numbers)");
+  c.app->add_flag("--named-loops", o->named_loops,
+                  "Also give each step that names a loop (annotate, fuse, compute-at) that loop's extent, found by "
+                  "replaying the schedule on the operator (our improved features)");
   c.app->add_option("--epochs", o->epochs, "Training epochs (the weights of the best validation epoch are kept)")
       ->capture_default_str();
   c.app->add_option("--batch", o->batch, "Records per training step (the paper: 1024, for millions of records)")
@@ -340,6 +344,7 @@ Command add_train_command(CLI::App &app) {
       to.featurizer.nest_rows = o->nest_rows;
       to.featurizer.workload_rows = o->workload_rows;
       to.featurizer.split_tails = o->split_tails;
+      to.featurizer.named_loops = o->named_loops;
       check_featurizer_options(to.featurizer);
       config = network_config(to);
       config.output_heads = int(heads.size());

@@ -131,14 +131,19 @@ TEST(ModelFile, LoopNestRowsRoundTripAndOlderFilesHaveNone) {
   std::remove(old.c_str());
 }
 
-TEST(ModelFile, SplitTailsRoundTrip) {
+TEST(ModelFile, SplitTailsAndNamedLoopsRoundTrip) {
   const TlpNetworkConfig c = small_config(TlpArch::Attention, 6, 34);
-  TlpModelInfo info = info_for(c);
-  info.featurizer.split_tails = true;
-  const std::string path = temp_path("tails");
-  save_tlp_model(path, TlpNetwork(c, 3), info);
-  EXPECT_TRUE(read_tlp_model_info(path).featurizer.split_tails);
-  std::remove(path.c_str());
+  for (const auto &[tails, extents] : {std::pair{true, false}, std::pair{false, true}}) {
+    TlpModelInfo info = info_for(c);
+    info.featurizer.split_tails = tails;
+    info.featurizer.named_loops = extents;
+    const std::string path = temp_path("tails");
+    save_tlp_model(path, TlpNetwork(c, 3), info);
+    const FeaturizerOptions read = read_tlp_model_info(path).featurizer;
+    EXPECT_EQ(read.split_tails, tails);
+    EXPECT_EQ(read.named_loops, extents);
+    std::remove(path.c_str());
+  }
 }
 
 TEST(ModelFile, NestRowsThatLeaveNoStepRowIsRefused) {

@@ -8,6 +8,7 @@
 
 #include "costmodel/tlp_featurizer.h"
 #include "search/schedule.h"
+#include "tests/search/dag_fixtures.h"
 
 namespace tlp {
 namespace {
@@ -74,6 +75,67 @@ TEST(TlpFeaturizer, SplitTailsMarkASplitThatLeavesARemainderAndTheIterationsItAd
   EXPECT_EQ(cut_tails[15], 2.0f);  // the first factor is still there
   // Off, the rows are the paper's.
   EXPECT_EQ(row(featurize(s, opts(4, 20)), 0, 20)[18], 0.0f);
+}
+
+TEST(TlpFeaturizer, NamedLoopsGiveTheLoopEachAnnotateFuseAndComputeAtNames) {
+  // C[i:64, j:48, k:32] += A[i, k] * B[k, j]: j splits into j.0 (6) and j.1
+  // (8), k moves above j.1, i and j.0 fuse into one loop of 384 = 2^7 * 3 (twos
+  // capped at 6), which runs in parallel, and j.1 (8 = 2^3) is vectorized.
+  const ComputeDag dag = testing::matmul_dag();
+  const Schedule s = Schedule::from_text(
+      "SP(2,1,48,[8]); RE(2,[0,1,3,2]); FU(2,[0,1]); AN(2,0,parallel); AN(2,2,vectorize)");
+  FeaturizerOptions o = opts(5, 20);
+  o.named_loops = true;
+  const std::vector<float> m = featurize(s, o, &dag);
+  const auto last = [&](int r, int n) { return std::vector<float>(m.begin() + (r + 1) * 20 - n, m.begin() + (r + 1) * 20); };
+  const std::vector<float> plain = featurize(s, opts(5, 20));
+  EXPECT_EQ(row(m, 0, 20), row(plain, 0, 20));  // a split names no loop of its own
+  EXPECT_EQ(row(m, 1, 20), row(plain, 1, 20));  // nor a reorder
+  EXPECT_EQ(last(2, 2), (std::vector<float>{384, 6}));
+  // An annotated loop: whether it walks the stage's contiguous dimension (j
+  // does), how it walks the reads (i moves A along its rows: a gather, 64; j
+  // walks B densely: 1), its extent and twos.
+  EXPECT_EQ(last(3, 4), (std::vector<float>{1, 64, 384, 6}));
+  EXPECT_EQ(last(4, 4), (std::vector<float>{1, 1, 8, 3}));
+  // The rest of each row is the paper's.
+  for (size_t i = 0; i < m.size(); ++i)
+    if (i % 20 < 16) EXPECT_EQ(m[i], plain[i]) << "value " << i;
+
+  // compute_at: C.local at C's i.0 (8 of i's 64) runs 8 times, each over 8 x 48 x 32.
+  const std::vector<float> ca = featurize(Schedule::from_text("CHW(2,local); SP(3,0,64,[8]); CA(2,3,0)"), o, &dag);
+  EXPECT_EQ(row(ca, 2, 20)[18], 8.0f);
+  EXPECT_EQ(row(ca, 2, 20)[19], 8.0f * 48 * 32);
+
+  // Log scaling scales the extents and steps, not the flag or the twos.
+  FeaturizerOptions log_o = o;
+  log_o.scaling = FeatureScaling::Log;
+  const std::vector<float> lm = featurize(s, log_o, &dag);
+  EXPECT_EQ(lm[3 * 20 + 16], 1.0f);
+  EXPECT_FLOAT_EQ(lm[3 * 20 + 17], float(std::log2(65.0)));
+  EXPECT_FLOAT_EQ(lm[3 * 20 + 18], float(std::log2(385.0)));
+  EXPECT_EQ(lm[3 * 20 + 19], 6.0f);
+
+  // The values come from replaying the schedule on the operator, which is required.
+  EXPECT_TRUE(o.needs_dag());
+  EXPECT_THROW(featurize(s, o), std::invalid_argument);
+}
+
+TEST(TlpFeaturizer, NamedLoopsTellAStridedReadAndAVectorizedOutputChannel) {
+  // conv[n, f, y, x] reads pad[n, rc, y*2 + ry, x*2 + rx]: a stride-2 convolution.
+  ComputeDag dag = testing::conv_dag();
+  dag.stages[3].accesses[0].dims[2] = {{"y", 2}, {"ry", 1}};
+  dag.stages[3].accesses[0].dims[3] = {{"x", 2}, {"rx", 1}};
+  FeaturizerOptions o = opts(2, 20);
+  o.named_loops = true;
+  const auto vectorized = [&](const std::string &loop_order, int loop) {
+    const std::vector<float> m = featurize(
+        Schedule::from_text("RE(3," + loop_order + "); AN(3," + std::to_string(loop) + ",vectorize)"), o, &dag);
+    return std::vector<float>(m.begin() + 36, m.begin() + 40);
+  };
+  // x: the output's contiguous dimension, every other input element, 16 = 2^4.
+  EXPECT_EQ(vectorized("[0,1,2,4,5,6,3]", 6), (std::vector<float>{1, 2, 16, 4}));
+  // f: output elements a plane apart, and weight[f, ...] read a filter apart (a gather).
+  EXPECT_EQ(vectorized("[0,2,3,4,5,6,1]", 6), (std::vector<float>{0, 64, 16, 4}));
 }
 
 TEST(TlpFeaturizer, EveryKindSetsItsOwnOneHotColumn) {
