@@ -8,6 +8,7 @@
 //                   [--chunks 64,256,1024] [--threads 1,2] [--min-seconds S] [--train]
 //                   [--nest-rows N (loop-nest rows after the 25 step rows, 34 values wide)]
 //                   [--hidden 256,128,64 (widths to compare; default: 128, the default network's; the paper: 256)]
+//                   [--split-tails] [--named-loops] (our improved step features; see tlp_featurizer.h)
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -145,6 +146,7 @@ int main(int argc, char **argv) {
   bool train = false;
   int dag = 1;
   int nest_rows = 0;
+  bool named_loops = false, split_tails = false;
   std::vector<int> hiddens = {TlpNetworkConfig{}.hidden};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -165,6 +167,8 @@ int main(int argc, char **argv) {
     else if (a == "--dag") dag = std::stoi(next());
     else if (a == "--nest-rows") nest_rows = std::stoi(next());
     else if (a == "--hidden") hiddens = ints(next());
+    else if (a == "--named-loops") named_loops = true;
+    else if (a == "--split-tails") split_tails = true;
     else {
       std::fprintf(stderr, "unknown option %s (see the comment at the top of tlp_score_bench.cpp)\n", a.c_str());
       return 2;
@@ -177,6 +181,8 @@ int main(int argc, char **argv) {
     fo.nest_rows = nest_rows;
     fo.emb_size = kNumStepKinds + 22;
   }
+  fo.named_loops = named_loops;
+  fo.split_tails = split_tails;
   const ComputeDag the_dag = dags().at(size_t(dag));
   auto t0 = Clock::now();
   const std::vector<Schedule> schedules = sample_schedules(n, dag);
