@@ -81,7 +81,7 @@ TlpModelInfo info_from_json(const json &j) {
   info.featurizer.nest_rows = f.value("nest_rows", 0);  // files before loop-nest rows have none
   info.featurizer.workload_rows = f.value("workload_rows", 0);  // nor these, before workload rows
   info.featurizer.split_tails = f.value("split_tails", false);
-  info.featurizer.named_loops = f.value("named_loops", false);  // files before loop extents have none
+  info.featurizer.named_loops = f.value("named_loops", false);  // files before named loops have none
   info.platform = j.at("platform").get<std::string>();
   info.platforms = j.value("platforms", std::vector<std::string>());
   const json &t = j.at("training");

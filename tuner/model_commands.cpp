@@ -258,8 +258,9 @@ Command add_train_command(CLI::App &app) {
                   "Also mark each split whose factors leave a tail, and the share of iterations the tiling adds "
                   "(our improved features; the paper's steps carry only the numbers)");
   c.app->add_flag("--named-loops", o->named_loops,
-                  "Also give each step that names a loop (annotate, fuse, compute-at) that loop's extent, found by "
-                  "replaying the schedule on the operator (our improved features)");
+                  "Also end the row of each step that names a loop (annotate, fuse, compute-at) with what replaying "
+                  "the schedule on the operator says of it: extent, twos, how it walks the store and the reads, how "
+                  "often a stage is computed (our improved features; scoring is slower)");
   c.app->add_option("--epochs", o->epochs, "Training epochs (the weights of the best validation epoch are kept)")
       ->capture_default_str();
   c.app->add_option("--batch", o->batch, "Records per training step (the paper: 1024, for millions of records)")
