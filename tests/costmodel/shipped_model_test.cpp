@@ -9,6 +9,7 @@
 #include <string>
 
 #include "costmodel/tlp_cost_model.h"
+#include "tests/search/dag_fixtures.h"
 
 namespace tlp {
 namespace {
@@ -16,7 +17,11 @@ namespace {
 class ShippedModel : public ::testing::TestWithParam<const char *> {};
 
 TEST_P(ShippedModel, LoadsAndScoresSchedulesWithFiniteDistinctScores) {
-  auto model = make_tlp_cost_model(GetParam(), "");
+  // The operator, for a model whose features replay the schedule on it (tune gets it from Halide).
+  const ComputeDag dag = testing::matmul_dag(512, 512, 512);
+  TlpCostModelOptions options;
+  options.dags = [&dag](const std::string &) { return &dag; };
+  auto model = make_tlp_cost_model(GetParam(), "", options);
   EXPECT_EQ(model->info().network.seq_len, model->info().featurizer.seq_len);
   const std::vector<Schedule> schedules = {
       Schedule::from_text("CHW(2,local); SP(3,1,512,[4,16]); SP(3,0,512,[8,8]); AN(3,0,parallel)"),
@@ -53,15 +58,17 @@ TEST(ShippedModel, TheDefaultHasTrainsDefaultWidthAndTheOtherThePapersForTheSame
 
 // tune picks the AVX-512 model by the target's features (tuner/shipped_model.h), so
 // it must have been trained on an AVX-512 platform, at the default width.
-TEST(ShippedModel, TheAvx512ModelWasTrainedOnAnAvx512PlatformAtTheDefaultWidthWithSplitTails) {
+TEST(ShippedModel, TheAvx512ModelWasTrainedOnAnAvx512PlatformAtTheDefaultWidthWithSplitTailsAndNamedLoops) {
   auto avx512 = make_tlp_cost_model(TLP_SHIPPED_AVX512_MODEL, "");
   auto avx2 = make_tlp_cost_model(TLP_SHIPPED_MODEL, "");
   EXPECT_NE(avx512->info().platform.find("avx512"), std::string::npos) << avx512->info().platform;
   EXPECT_EQ(avx2->info().platform.find("avx512"), std::string::npos) << avx2->info().platform;
   EXPECT_EQ(avx512->info().network.hidden, TlpNetworkConfig{}.hidden);
-  // Its recipe marks split tails (README: "Split tails"); tune featurizes with
-  // the model's own settings, so they must travel in the file.
+  // Its recipe marks split tails and names loops (README: "Split tails", "Named
+  // loops"); tune featurizes with the model's own settings, so they must travel
+  // in the file.
   EXPECT_TRUE(avx512->info().featurizer.split_tails);
+  EXPECT_TRUE(avx512->info().featurizer.named_loops);
 }
 
 }  // namespace

@@ -42,11 +42,11 @@ inline DagAccess access(int producer, std::vector<std::vector<std::pair<std::str
 }
 
 // 0 A[i,k]  1 B[k,j]  2 C[i:64, j:48, k~:32] = sum_k A*B (output)
-inline ComputeDag matmul_dag() {
+inline ComputeDag matmul_dag(int64_t m = 64, int64_t n = 48, int64_t k = 32) {
   ComputeDag d;
-  d.stages.push_back(placeholder("A", {sp("i", 64), sp("k", 32)}));
-  d.stages.push_back(placeholder("B", {sp("k", 32), sp("j", 48)}));
-  d.stages.push_back(compute("C", {sp("i", 64), sp("j", 48), rd("k", 32)}, {0, 1}, true));
+  d.stages.push_back(placeholder("A", {sp("i", m), sp("k", k)}));
+  d.stages.push_back(placeholder("B", {sp("k", k), sp("j", n)}));
+  d.stages.push_back(compute("C", {sp("i", m), sp("j", n), rd("k", k)}, {0, 1}, true));
   d.stages[2].accesses = {access(0, {{{"i", 1}}, {{"k", 1}}}), access(1, {{{"k", 1}}, {{"j", 1}}})};
   return d;
 }
