@@ -133,15 +133,15 @@ TEST(ModelFile, LoopNestRowsRoundTripAndOlderFilesHaveNone) {
 
 TEST(ModelFile, SplitTailsAndNamedLoopsRoundTrip) {
   const TlpNetworkConfig c = small_config(TlpArch::Attention, 6, 34);
-  for (const auto &[tails, extents] : {std::pair{true, false}, std::pair{false, true}}) {
+  for (const auto &[tails, named] : {std::pair{true, false}, std::pair{false, true}}) {
     TlpModelInfo info = info_for(c);
     info.featurizer.split_tails = tails;
-    info.featurizer.named_loops = extents;
+    info.featurizer.named_loops = named;
     const std::string path = temp_path("tails");
     save_tlp_model(path, TlpNetwork(c, 3), info);
     const FeaturizerOptions read = read_tlp_model_info(path).featurizer;
     EXPECT_EQ(read.split_tails, tails);
-    EXPECT_EQ(read.named_loops, extents);
+    EXPECT_EQ(read.named_loops, named);
     std::remove(path.c_str());
   }
 }
