@@ -3,12 +3,7 @@
 #include <cmath>
 
 namespace tlp {
-namespace {
 
-float log_size(double x) { return float(std::log2(1.0 + x)); }
-
-// The name of the loop that walks the stage's contiguous dimension (Halide's
-// dimension 0: the DAG's innermost spatial loop), or "" if there is none.
 std::string contiguous_loop(const ComputeDag &dag, const StageState &st) {
   if (st.dag_stage < 0 || st.dag_stage >= int(dag.stages.size())) return "";
   const DagStage &d = dag.stages[size_t(st.dag_stage)];
@@ -16,6 +11,10 @@ std::string contiguous_loop(const ComputeDag &dag, const StageState &st) {
     if (it->kind == IterKind::Spatial) return it->name;
   return "";
 }
+
+namespace {
+
+float log_size(double x) { return float(std::log2(1.0 + x)); }
 
 // How many producers the stage evaluates inline, looking through inlined ones:
 // an inlined pad puts a select into every access of a convolution.

@@ -12,11 +12,16 @@
 // all zeros and it cannot be mistaken for a step row; column kNumStepKinds is 1.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "search/loop_state.h"
 
 namespace tlp {
+
+// The name of the loop that walks the stage's contiguous dimension (Halide's
+// dimension 0: the DAG's innermost spatial loop), or "" if there is none.
+std::string contiguous_loop(const ComputeDag &dag, const StageState &st);
 
 // The values of one loop row, before cropping to the matrix width.
 constexpr int kLoopRowValues = 22;

@@ -101,13 +101,6 @@ int64_t read_step(const DagStage &stage, const LoopIter &it) {
   return worst;
 }
 
-// Whether `it` walks the stage's own contiguous dimension (its innermost spatial loop).
-bool walks_store(const DagStage &stage, const LoopIter &it) {
-  for (auto d = stage.iters.rbegin(); d != stage.iters.rend(); ++d)
-    if (d->kind == IterKind::Spatial) return it.origins.count(d->name) > 0;
-  return false;
-}
-
 // The values a step just applied to `state` gets for the loop it names, last
 // column last; none for a step that names no loop.
 std::vector<float> named_loop_values(const Step &s, const LoopState &state, const FeaturizerOptions &o) {
@@ -117,9 +110,9 @@ std::vector<float> named_loop_values(const Step &s, const LoopState &state, cons
       const LoopIter &it = st.iters.at(size_t(s.iter));
       float store = 0, step = 0;
       if (computes_its_dag_stage(state, st)) {
-        const DagStage &ds = state.dag().stages.at(size_t(st.dag_stage));
-        store = walks_store(ds, it) ? 1.0f : 0.0f;
-        step = scaled(o, double(read_step(ds, it)));
+        const std::string contiguous = contiguous_loop(state.dag(), st);
+        store = !contiguous.empty() && it.origins.count(contiguous) ? 1.0f : 0.0f;
+        step = scaled(o, double(read_step(state.dag().stages.at(size_t(st.dag_stage)), it)));
       }
       return {store, step, scaled(o, double(it.extent)), twos_in(it.extent)};
     }
