@@ -199,7 +199,10 @@ TEST(Cli, TuneMeasuresItsFastestAgainSideBySideAndShowAgreesOnTheBest) {
   }
   const auto summary = nlohmann::json::parse(read_file(d / "s.json"));
   EXPECT_NEAR(summary.at("best").at("cost_seconds").get<double>(), ranked.front().first, 1e-12);
-  EXPECT_EQ(nlohmann::json(summary.at("best").at("schedule_json")).dump(), ranked.front().second);
+  // Kernels whose medians tie (timer resolution on a tiny matmul) may be reported in either order.
+  const std::string best_schedule = nlohmann::json(summary.at("best").at("schedule_json")).dump();
+  ASSERT_TRUE(medians.count(best_schedule)) << "the summary's best is not in the log";
+  EXPECT_NEAR(median_of(medians[best_schedule]), ranked.front().first, 1e-12) << best_schedule;
   ASSERT_FALSE(summary.at("finals").empty());
   EXPECT_EQ(summary.at("remeasured").get<size_t>(), records.size() - 6);
   EXPECT_NE(first.output.find("measured again side by side"), std::string::npos) << first.output;
