@@ -18,6 +18,7 @@
 #include "tuner/current_split_extents.h"
 #include "tuner/network_workloads.h"
 #include "tuner/platform_spec.h"
+#include "tuner/train_recipe.h"
 
 namespace tlp {
 namespace {
@@ -179,10 +180,16 @@ struct TrainCommandOptions {
   std::vector<std::string> logs;
   std::string out;
   std::string arch = "attention", loss = "rank", scaling = "log";
-  int epochs = 50, batch = 256, seq_len = 25, emb_size = 22, nest_rows = 0, workload_rows = 0, threads = 0,
-      patience = 10, average_from = 0, hidden = TrainOptions{}.hidden, heads = TrainOptions{}.heads;
-  bool cosine_lr = false, watch_test = false, split_tails = false, named_loops = false;
-  double val_fraction = 0.1, ema_epochs = 0;
+  std::string recipe = train_recipes().front().name;
+  // The recipe's settings, unless given (apply_recipe); these initial values
+  // are the default recipe's, for --help.
+  int epochs = train_recipes().front().epochs, patience = train_recipes().front().patience;
+  bool split_tails = train_recipes().front().split_tails, named_loops = train_recipes().front().named_loops;
+  double ema_epochs = train_recipes().front().ema_epochs;
+  int batch = 256, seq_len = 25, emb_size = 22, nest_rows = 0, workload_rows = 0, threads = 0, average_from = 0,
+      hidden = TrainOptions{}.hidden, heads = TrainOptions{}.heads;
+  bool cosine_lr = false, watch_test = false;
+  double val_fraction = 0.1;
   std::vector<std::string> test_networks;
   uint64_t seed = 1;
   std::string platform;             // the platform trained for (TLP) / the target head (MTL)
@@ -216,6 +223,25 @@ void refuse_another_shape(const TrainCommandOptions &o, const CLI::App &app, con
                                ", or drop --init-from to train a new network");
 }
 
+// Fills in the recipe's settings where the command line gave none.
+void apply_recipe(TrainCommandOptions &o, const CLI::App &app) {
+  const TrainRecipe &r = train_recipe(o.recipe);
+  auto unless_given = [&app](const char *option, auto &field, auto value) {
+    if (app.count(option) == 0) field = value;
+  };
+  unless_given("--split-tails", o.split_tails, r.split_tails);
+  unless_given("--named-loops", o.named_loops, r.named_loops);
+  unless_given("--epochs", o.epochs, r.epochs);
+  unless_given("--patience", o.patience, r.patience);
+  unless_given("--ema", o.ema_epochs, r.ema_epochs);
+}
+
+std::string recipes_help() {
+  std::string h = "Settings to start from; options given override them:";
+  for (const TrainRecipe &r : train_recipes()) h += "\n  " + r.name + ": " + r.summary;
+  return h;
+}
+
 }  // namespace
 
 Command add_train_command(CLI::App &app) {
@@ -231,6 +257,7 @@ Command add_train_command(CLI::App &app) {
       "--init-from SOURCE.tlpm fine-tunes another platform's model on it.");
   c.app->add_option("--logs", o->logs, "Logs of measurements (several allowed)")->required();
   c.app->add_option("--out", o->out, "Model file to write")->required();
+  c.app->add_option("--recipe", o->recipe, recipes_help())->capture_default_str();
   c.app->add_option("--arch", o->arch, "Network: attention (the paper's), lstm or transformer")->capture_default_str();
   c.app->add_option("--loss", o->loss, "rank (LambdaRank) or mse")->capture_default_str();
   c.app->add_option("--hidden", o->hidden,
@@ -256,16 +283,18 @@ Command add_train_command(CLI::App &app) {
       ->capture_default_str();
   c.app->add_flag("--split-tails", o->split_tails,
                   "Also mark each split whose factors leave a tail, and the share of iterations the tiling adds "
-                  "(our improved features; the paper's steps carry only the numbers)");
+                  "(our improved features; the paper's steps carry only the numbers). On in the tlptune recipe; "
+                  "--split-tails=false turns it off");
   c.app->add_flag("--named-loops", o->named_loops,
                   "Also end the row of each step that names a loop (annotate, fuse, compute-at) with what replaying "
                   "the schedule on the operator says of it: extent, twos, how it walks the store and the reads, how "
-                  "often a stage is computed (our improved features; scoring is slower)");
-  c.app->add_option("--epochs", o->epochs, "Training epochs (the weights of the best validation epoch are kept)")
+                  "often a stage is computed (our improved features; scoring is slower). On in the tlptune recipe; "
+                  "--named-loops=false turns it off");
+  c.app->add_option("--epochs", o->epochs, "Training epochs (the weights of the best validation epoch are kept); default: the recipe's")
       ->capture_default_str();
   c.app->add_option("--batch", o->batch, "Records per training step (the paper: 1024, for millions of records)")
       ->capture_default_str();
-  c.app->add_option("--patience", o->patience, "Stop after this many epochs without a better validation loss (0: never)")
+  c.app->add_option("--patience", o->patience, "Stop after this many epochs without a better validation loss (0: never); default: the recipe's")
       ->capture_default_str();
   c.app->add_flag("--cosine-lr", o->cosine_lr,
                   "Lower the learning rate from its start to 0 along half a cosine over --epochs (the paper: constant)");
@@ -276,7 +305,7 @@ Command add_train_command(CLI::App &app) {
       ->check(CLI::NonNegativeNumber);
   c.app->add_option("--ema", o->ema_epochs,
                     "Judge, keep and write a moving average of the weights over about this many epochs of steps "
-                    "instead of each epoch's own (0: off). Steadier on small datasets")
+                    "instead of each epoch's own (0: off); default: the recipe's. Steadier on small datasets")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   c.app->add_option("--val-fraction", o->val_fraction, "Share of workloads held out for validation")->capture_default_str();
@@ -301,6 +330,7 @@ Command add_train_command(CLI::App &app) {
   c.app->add_option("--threads", o->threads, "LibTorch threads (0: default)")->capture_default_str();
   c.app->add_option("--seed", o->seed, "Seed of the split, the initial weights and shuffling")->capture_default_str();
   c.run = [o, app = c.app] {
+    apply_recipe(*o, *app);
     // Refused before the logs are read: reading a large dataset takes a while.
     if (!o->init_from.empty()) {
       if (o->mtl) throw std::runtime_error("--init-from fine-tunes a TLP model; it does not combine with --mtl");
@@ -360,6 +390,9 @@ Command add_train_command(CLI::App &app) {
     to.ema_epochs = o->ema_epochs;
     to.seed = o->seed;
     to.threads = o->threads;
+    printf("settings: recipe %s, split tails %s, named loops %s, %d epochs, patience %d, ema %g%s\n", o->recipe.c_str(),
+           to.featurizer.split_tails ? "on" : "off", to.featurizer.named_loops ? "on" : "off", to.epochs, to.patience,
+           to.ema_epochs, o->init_from.empty() ? "" : " (features as the model fine-tuned)");
 
     SplitOptions so;
     so.val_fraction = o->val_fraction;

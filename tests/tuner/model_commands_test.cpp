@@ -248,4 +248,41 @@ TEST(ModelCommands, NestRowsOnWorkloadsThisBuildDoesNotKnowAreRefusedByName) {
   EXPECT_NE(bad.output.find("nest_rows 4"), std::string::npos) << bad.output;
 }
 
+TEST(ModelCommands, TrainStartsFromTheTlptuneRecipeAndOptionsGivenOverrideIt) {
+  TempDir d;
+  const std::string log = d / "mm.jsonl";
+  write_matmul_log(log);
+  auto train = [&](const std::string &model, const std::string &extra) {
+    return tlptune("train --logs " + log + " --out " + (d / model) + kQuick + extra);
+  };
+  CliRun ours = train("ours.tlpm", "");
+  ASSERT_EQ(ours.code, 0) << ours.output;
+  EXPECT_NE(ours.output.find("settings: recipe tlptune, split tails on, named loops on, 2 epochs, patience 0, ema 3"),
+            std::string::npos)
+      << ours.output;
+  const tlp::TlpModelInfo info = tlp::read_tlp_model_info(d / "ours.tlpm");
+  EXPECT_TRUE(info.featurizer.split_tails);
+  EXPECT_TRUE(info.featurizer.named_loops);
+  EXPECT_EQ(info.training.epochs, 2) << "--epochs given overrides the recipe's 80";
+
+  CliRun paper = train("paper.tlpm", "--recipe paper");
+  ASSERT_EQ(paper.code, 0) << paper.output;
+  EXPECT_NE(paper.output.find("settings: recipe paper, split tails off, named loops off, 2 epochs, patience 10, ema 0"),
+            std::string::npos)
+      << paper.output;
+  EXPECT_FALSE(tlp::read_tlp_model_info(d / "paper.tlpm").featurizer.named_loops);
+
+  CliRun mixed = train("mixed.tlpm", "--split-tails=false --ema 1.5 --patience 4");
+  ASSERT_EQ(mixed.code, 0) << mixed.output;
+  EXPECT_NE(mixed.output.find("split tails off, named loops on, 2 epochs, patience 4, ema 1.5"), std::string::npos)
+      << mixed.output;
+  EXPECT_FALSE(tlp::read_tlp_model_info(d / "mixed.tlpm").featurizer.split_tails);
+
+  CliRun unknown = train("x.tlpm", "--recipe fastest");
+  EXPECT_NE(unknown.code, 0);
+  EXPECT_NE(unknown.output.find("unknown --recipe 'fastest': use one of tlptune, paper"), std::string::npos)
+      << unknown.output;
+  EXPECT_FALSE(std::filesystem::exists(d / "x.tlpm"));
+}
+
 }  // namespace

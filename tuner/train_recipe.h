@@ -1,0 +1,28 @@
+// Named sets of `tlptune train` settings. A user training a model for their own
+// machine should get the settings that ranked held-out operators best here
+// without knowing six options; the paper's setup stays one word away for
+// comparison. Options given on the command line override the recipe's.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tlp {
+
+struct TrainRecipe {
+  std::string name;
+  std::string summary;  // one line for --help
+  bool split_tails = false;
+  bool named_loops = false;
+  int epochs = 50;
+  int patience = 10;
+  double ema_epochs = 0;
+};
+
+// Every recipe; the first is the default.
+const std::vector<TrainRecipe> &train_recipes();
+
+// The recipe of that name; throws std::runtime_error naming the known ones.
+const TrainRecipe &train_recipe(const std::string &name);
+
+}  // namespace tlp
