@@ -290,11 +290,13 @@ Command add_train_command(CLI::App &app) {
                   "the schedule on the operator says of it: extent, twos, how it walks the store and the reads, how "
                   "often a stage is computed (our improved features; scoring is slower). On in the tlptune recipe; "
                   "--named-loops=false turns it off");
-  c.app->add_option("--epochs", o->epochs, "Training epochs (the weights of the best validation epoch are kept); default: the recipe's")
+  c.app->add_option("--epochs", o->epochs,
+                    "Training epochs (the weights of the best validation epoch are kept); default: the recipe's")
       ->capture_default_str();
   c.app->add_option("--batch", o->batch, "Records per training step (the paper: 1024, for millions of records)")
       ->capture_default_str();
-  c.app->add_option("--patience", o->patience, "Stop after this many epochs without a better validation loss (0: never); default: the recipe's")
+  c.app->add_option("--patience", o->patience,
+                    "Stop after this many epochs without a better validation loss (0: never); default: the recipe's")
       ->capture_default_str();
   c.app->add_flag("--cosine-lr", o->cosine_lr,
                   "Lower the learning rate from its start to 0 along half a cosine over --epochs (the paper: constant)");

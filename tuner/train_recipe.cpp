@@ -6,7 +6,7 @@ namespace tlp {
 
 const std::vector<TrainRecipe> &train_recipes() {
   // "tlptune": held-out ResNet-50 on AVX-512, three seeds, top-1 0.79 / top-5 0.96
-  // against 0.54 / 0.84 for "paper" (README, Results: "A moving average of the
+  // against 0.54 / 0.85 for "paper" (README, Results: "A moving average of the
   // weights over 80 epochs").
   static const std::vector<TrainRecipe> recipes = {
       {"tlptune", "split tails, named loops, 80 epochs to the end, a moving average of the weights over 3 epochs",

@@ -1,6 +1,6 @@
 // Named sets of `tlptune train` settings. A user training a model for their own
 // machine should get the settings that ranked held-out operators best here
-// without knowing six options; the paper's setup stays one word away for
+// without knowing five options; the paper's setup stays one word away for
 // comparison. Options given on the command line override the recipe's.
 #pragma once
 
