@@ -36,7 +36,8 @@ const ComputeDag *dag_for_features(const FeaturizerOptions &options, const DagLo
   if (!dag)
     throw std::invalid_argument("the model's features describe the operator or its loop nest, which needs the "
                                 "operator of '" + workload_key +
-                                "', and it is not known here (is the workload key from a newer tlptune?)");
+                                "', and it is not known here (is the workload key from a newer tlptune?). Features "
+                                "without named loops, nest or workload rows (train --recipe paper) need no operator");
   return dag;
 }
 
