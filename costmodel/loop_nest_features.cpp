@@ -12,6 +12,15 @@ std::string contiguous_loop(const ComputeDag &dag, const StageState &st) {
   return "";
 }
 
+bool computes_its_dag_stage(const LoopState &state, const StageState &st) {
+  if (st.dag_stage < 0 || st.placeholder) return false;
+  if (st.origin == StageOrigin::CacheWriteLocal) return true;
+  if (st.origin != StageOrigin::Dag) return false;
+  for (int r : st.reads)
+    if (state.stage(r).origin == StageOrigin::CacheWriteLocal) return false;
+  return true;
+}
+
 namespace {
 
 float log_size(double x) { return float(std::log2(1.0 + x)); }

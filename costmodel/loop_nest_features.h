@@ -23,6 +23,11 @@ namespace tlp {
 // dimension 0: the DAG's innermost spatial loop), or "" if there is none.
 std::string contiguous_loop(const ComputeDag &dag, const StageState &st);
 
+// Whether the stage computes what its DAG stage does, so that the DAG's
+// accesses are its own: not a cache's copy, nor the copy-out a cache write
+// leaves behind.
+bool computes_its_dag_stage(const LoopState &state, const StageState &st);
+
 // The values of one loop row, before cropping to the matrix width.
 constexpr int kLoopRowValues = 22;
 

@@ -53,6 +53,7 @@ json info_to_json(const TlpModelInfo &info) {
                      {"scaling", feature_scaling_name(info.featurizer.scaling)},
                      {"nest_rows", info.featurizer.nest_rows},
                      {"workload_rows", info.featurizer.workload_rows},
+                     {"tile_rows", info.featurizer.tile_rows},
                      {"split_tails", info.featurizer.split_tails},
                      {"named_loops", info.featurizer.named_loops}};
   j["platform"] = info.platform;
@@ -80,6 +81,7 @@ TlpModelInfo info_from_json(const json &j) {
   info.featurizer.scaling = feature_scaling_from_name(f.at("scaling").get<std::string>());
   info.featurizer.nest_rows = f.value("nest_rows", 0);  // files before loop-nest rows have none
   info.featurizer.workload_rows = f.value("workload_rows", 0);  // nor these, before workload rows
+  info.featurizer.tile_rows = f.value("tile_rows", 0);  // nor these, before tile rows
   info.featurizer.split_tails = f.value("split_tails", false);
   info.featurizer.named_loops = f.value("named_loops", false);  // files before named loops have none
   info.platform = j.at("platform").get<std::string>();

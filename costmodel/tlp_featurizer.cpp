@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "costmodel/loop_nest_features.h"
+#include "costmodel/tile_footprint_features.h"
 #include "costmodel/workload_features.h"
 #include "search/loop_state.h"
 
@@ -23,10 +24,11 @@ void check_featurizer_options(const FeaturizerOptions &o) {
   if (o.seq_len < 1 || o.emb_size < 1)
     throw std::invalid_argument("the feature matrix must have at least one row and column (seq_len " +
                                 std::to_string(o.seq_len) + ", emb_size " + std::to_string(o.emb_size) + ")");
-  if (o.nest_rows < 0 || o.workload_rows < 0 || o.step_rows() < 1)
-    throw std::invalid_argument("nest_rows " + std::to_string(o.nest_rows) + " and workload_rows " +
-                                std::to_string(o.workload_rows) + " must be at least 0 and leave rows of seq_len " +
-                                std::to_string(o.seq_len) + " for the steps");
+  if (o.nest_rows < 0 || o.workload_rows < 0 || o.tile_rows < 0 || o.step_rows() < 1)
+    throw std::invalid_argument("nest_rows " + std::to_string(o.nest_rows) + ", workload_rows " +
+                                std::to_string(o.workload_rows) + " and tile_rows " + std::to_string(o.tile_rows) +
+                                " must be at least 0 and leave rows of seq_len " + std::to_string(o.seq_len) +
+                                " for the steps");
 }
 
 const ComputeDag *dag_for_features(const FeaturizerOptions &options, const DagLookup &dags,
@@ -37,7 +39,7 @@ const ComputeDag *dag_for_features(const FeaturizerOptions &options, const DagLo
     throw std::invalid_argument("the model's features describe the operator or its loop nest, which needs the "
                                 "operator of '" + workload_key +
                                 "', and it is not known here (is the workload key from a newer tlptune?). Features "
-                                "without named loops, nest or workload rows (train --recipe paper) need no operator");
+                                "without named loops, nest, tile or workload rows (train --recipe paper) need no operator");
   return dag;
 }
 
@@ -73,17 +75,6 @@ int64_t extent_product(const std::vector<LoopIter> &iters, size_t count) {
   int64_t p = 1;
   for (size_t i = 0; i < std::min(count, iters.size()); ++i) p *= std::max<int64_t>(1, iters[i].extent);
   return p;
-}
-
-// A stage that computes what its DAG stage does, so the DAG's accesses are its
-// own: not a cache's copy, nor the copy-out left behind by a cache write.
-bool computes_its_dag_stage(const LoopState &state, const StageState &st) {
-  if (st.dag_stage < 0 || st.placeholder) return false;
-  if (st.origin == StageOrigin::CacheWriteLocal) return true;
-  if (st.origin != StageOrigin::Dag) return false;
-  for (int r : st.reads)
-    if (state.stage(r).origin == StageOrigin::CacheWriteLocal) return false;
-  return true;
 }
 
 // How consecutive iterations of `it` walk the memory they read, the worst read:
@@ -173,15 +164,18 @@ void write_step_rows(const Schedule &schedule, const FeaturizerOptions &o, float
   }
 }
 
-void write_nest_rows(const Schedule &schedule, const FeaturizerOptions &o, const ComputeDag &dag, float *m) {
+// The nest and tile rows, from the schedule replayed on the operator.
+void write_replayed_rows(const Schedule &schedule, const FeaturizerOptions &o, const ComputeDag &dag, float *m) {
   LoopState state(dag);
   try {
     for (const Step &s : schedule.steps) state.apply(s);
   } catch (const ScheduleError &) {
     return;  // not this operator's space (an older log): the rows stay empty
   }
-  write_loop_nest_rows(state, o.nest_rows, o.emb_size,
-                       m + size_t(o.workload_rows + o.step_rows()) * size_t(o.emb_size));
+  const size_t tile_start = size_t(o.workload_rows + o.step_rows());
+  if (o.tile_rows > 0) write_tile_rows(state, o.tile_rows, o.emb_size, m + tile_start * size_t(o.emb_size));
+  if (o.nest_rows > 0)
+    write_loop_nest_rows(state, o.nest_rows, o.emb_size, m + (tile_start + size_t(o.tile_rows)) * size_t(o.emb_size));
 }
 
 }  // namespace
@@ -194,7 +188,7 @@ std::vector<float> featurize(const Schedule &schedule, const FeaturizerOptions &
       throw std::invalid_argument("this featurizer describes the operator or its loop nest, "
                                   "and needs the operator's DAG");
     if (o.workload_rows > 0) write_workload_rows(*dag, o.workload_rows, o.emb_size, m.data());
-    if (o.nest_rows > 0) write_nest_rows(schedule, o, *dag, m.data());
+    if (o.nest_rows > 0 || o.tile_rows > 0) write_replayed_rows(schedule, o, *dag, m.data());
     if (o.named_loops) write_named_loop_values(schedule, o, *dag, m.data());
   }
   return m;

@@ -13,7 +13,9 @@
 // workload_rows > 0 the first rows describe the operator
 // (costmodel/workload_features.h), and with nest_rows > 0 the last nest_rows
 // rows describe the loop nest the schedule builds on it
-// (costmodel/loop_nest_features.h). The steps get the rows in between.
+// (costmodel/loop_nest_features.h). With tile_rows > 0 the rows just before
+// those describe the memory the main computation's loops touch
+// (costmodel/tile_footprint_features.h). The steps get the rows in between.
 #pragma once
 
 #include <functional>
@@ -33,6 +35,7 @@ struct FeaturizerOptions {
   FeatureScaling scaling = FeatureScaling::Raw;
   int nest_rows = 0;      // of seq_len; 0: the paper's steps-only matrix
   int workload_rows = 0;  // of seq_len; 0: the paper's steps-only matrix
+  int tile_rows = 0;      // of seq_len; 0: the paper's steps-only matrix
   // Ours: a split's row also says whether its factors leave a tail (the last
   // two columns: 1 when some level does not divide evenly, and the share of
   // iterations the tiling adds, written over any field that reaches them). From
@@ -49,12 +52,12 @@ struct FeaturizerOptions {
   // the target's loops compute the stage, and the region each time.
   bool named_loops = false;
 
-  int step_rows() const { return seq_len - nest_rows - workload_rows; }
-  bool needs_dag() const { return nest_rows > 0 || workload_rows > 0 || named_loops; }
+  int step_rows() const { return seq_len - nest_rows - workload_rows - tile_rows; }
+  bool needs_dag() const { return nest_rows > 0 || workload_rows > 0 || tile_rows > 0 || named_loops; }
 };
 
-// Throws std::invalid_argument when the sizes are not positive or nest_rows and
-// workload_rows leave no row for the steps.
+// Throws std::invalid_argument when the sizes are not positive or nest_rows,
+// workload_rows and tile_rows leave no row for the steps.
 void check_featurizer_options(const FeaturizerOptions &options);
 
 const char *feature_scaling_name(FeatureScaling s);

@@ -186,7 +186,7 @@ struct TrainCommandOptions {
   int epochs = train_recipes().front().epochs, patience = train_recipes().front().patience;
   bool split_tails = train_recipes().front().split_tails, named_loops = train_recipes().front().named_loops;
   double ema_epochs = train_recipes().front().ema_epochs;
-  int batch = 256, seq_len = 25, emb_size = 22, nest_rows = 0, workload_rows = 0, threads = 0, average_from = 0,
+  int batch = 256, seq_len = 25, emb_size = 22, nest_rows = 0, workload_rows = 0, tile_rows = 0, threads = 0, average_from = 0,
       hidden = TrainOptions{}.hidden, heads = TrainOptions{}.heads;
   bool cosine_lr = false, watch_test = false;
   double val_fraction = 0.1;
@@ -213,6 +213,7 @@ void refuse_another_shape(const TrainCommandOptions &o, const CLI::App &app, con
       {"--emb-size", {std::to_string(o.emb_size), std::to_string(f.emb_size)}},
       {"--nest-rows", {std::to_string(o.nest_rows), std::to_string(f.nest_rows)}},
       {"--workload-rows", {std::to_string(o.workload_rows), std::to_string(f.workload_rows)}},
+      {"--tile-rows", {std::to_string(o.tile_rows), std::to_string(f.tile_rows)}},
       {"--split-tails", {o.split_tails ? "on" : "off", f.split_tails ? "on" : "off"}},
       {"--named-loops", {o.named_loops ? "on" : "off", f.named_loops ? "on" : "off"}},
   };
@@ -280,6 +281,11 @@ Command add_train_command(CLI::App &app) {
                     "Rows of seq_len, at its start, that describe the operator: sizes and access strides of each "
                     "computed stage (our improved features; 0: the paper's steps only). Try --seq-len 36 "
                     "--workload-rows 4")
+      ->capture_default_str();
+  c.app->add_option("--tile-rows", o->tile_rows,
+                    "Rows of seq_len, after the steps, that describe the loops of the operator's main computation, "
+                    "innermost first: the work, bytes read and bytes written of each (our improved features; 0: "
+                    "none). Try --seq-len 33 --tile-rows 8")
       ->capture_default_str();
   c.app->add_flag("--split-tails", o->split_tails,
                   "Also mark each split whose factors leave a tail, and the share of iterations the tiling adds "
@@ -376,6 +382,7 @@ Command add_train_command(CLI::App &app) {
       to.featurizer.scaling = feature_scaling_from_name(o->scaling);
       to.featurizer.nest_rows = o->nest_rows;
       to.featurizer.workload_rows = o->workload_rows;
+      to.featurizer.tile_rows = o->tile_rows;
       to.featurizer.split_tails = o->split_tails;
       to.featurizer.named_loops = o->named_loops;
       check_featurizer_options(to.featurizer);

@@ -131,6 +131,16 @@ TEST(ModelFile, LoopNestRowsRoundTripAndOlderFilesHaveNone) {
   std::remove(old.c_str());
 }
 
+TEST(ModelFile, TileRowsRoundTrip) {
+  const TlpNetworkConfig c = small_config(TlpArch::Attention, 6, 22);
+  TlpModelInfo info = info_for(c);
+  info.featurizer.tile_rows = 3;
+  const std::string path = temp_path("tiles");
+  save_tlp_model(path, TlpNetwork(c, 3), info);
+  EXPECT_EQ(read_tlp_model_info(path).featurizer.tile_rows, 3);
+  std::remove(path.c_str());
+}
+
 TEST(ModelFile, SplitTailsAndNamedLoopsRoundTrip) {
   const TlpNetworkConfig c = small_config(TlpArch::Attention, 6, 34);
   for (const auto &[tails, named] : {std::pair{true, false}, std::pair{false, true}}) {
