@@ -123,26 +123,6 @@ std::vector<float> named_loop_values(const Step &s, const LoopState &state, cons
   }
 }
 
-// Replays the schedule step by step and writes each row's named-loop values
-// into its last columns. A schedule that does not replay (a log of an older
-// space) keeps the values it got up to the step that failed.
-void write_named_loop_values(const Schedule &schedule, const FeaturizerOptions &o, const ComputeDag &dag, float *m) {
-  LoopState state(dag);
-  const size_t rows = std::min(schedule.steps.size(), size_t(o.step_rows()));
-  for (size_t r = 0; r < rows; ++r) {
-    const Step &s = schedule.steps[r];
-    try {
-      state.apply(s);
-    } catch (const ScheduleError &) {
-      return;
-    }
-    const std::vector<float> values = named_loop_values(s, state, o);
-    if (kNumStepKinds + int(values.size()) > o.emb_size) continue;
-    float *row = m + (size_t(o.workload_rows) + r + 1) * size_t(o.emb_size) - values.size();
-    std::copy(values.begin(), values.end(), row);
-  }
-}
-
 void write_step_rows(const Schedule &schedule, const FeaturizerOptions &o, float *m) {
   const size_t rows = std::min(schedule.steps.size(), size_t(o.step_rows()));
   for (size_t r = 0; r < rows; ++r) {
@@ -164,15 +144,31 @@ void write_step_rows(const Schedule &schedule, const FeaturizerOptions &o, float
   }
 }
 
-// The nest and tile rows, from the schedule replayed on the operator.
-void write_replayed_rows(const Schedule &schedule, const FeaturizerOptions &o, const ComputeDag &dag, float *m) {
+// What replaying the schedule on the operator tells: each step row's named-loop
+// values (written into its last columns as the steps apply), then the tile and
+// nest rows of the loop nest built. One replay serves all three. A schedule
+// that does not replay (a log of an older space) keeps the named-loop values it
+// got up to the step that failed, and empty tile and nest rows.
+void write_replayed_features(const Schedule &schedule, const FeaturizerOptions &o, const ComputeDag &dag, float *m) {
   LoopState state(dag);
-  try {
-    for (const Step &s : schedule.steps) state.apply(s);
-  } catch (const ScheduleError &) {
-    return;  // not this operator's space (an older log): the rows stay empty
+  const size_t step_rows = size_t(o.step_rows());
+  const bool whole_nest = o.tile_rows > 0 || o.nest_rows > 0;  // else the steps past the rows matter not
+  const size_t replayed = whole_nest ? schedule.steps.size() : std::min(schedule.steps.size(), step_rows);
+  for (size_t r = 0; r < replayed; ++r) {
+    const Step &s = schedule.steps[r];
+    try {
+      state.apply(s);
+    } catch (const ScheduleError &) {
+      return;
+    }
+    if (!o.named_loops || r >= step_rows) continue;
+    const std::vector<float> values = named_loop_values(s, state, o);
+    if (kNumStepKinds + int(values.size()) > o.emb_size) continue;
+    float *row = m + (size_t(o.workload_rows) + r + 1) * size_t(o.emb_size) - values.size();
+    std::copy(values.begin(), values.end(), row);
   }
-  const size_t tile_start = size_t(o.workload_rows + o.step_rows());
+  if (!whole_nest) return;
+  const size_t tile_start = size_t(o.workload_rows) + step_rows;
   if (o.tile_rows > 0) write_tile_rows(state, o.tile_rows, o.emb_size, m + tile_start * size_t(o.emb_size));
   if (o.nest_rows > 0)
     write_loop_nest_rows(state, o.nest_rows, o.emb_size, m + (tile_start + size_t(o.tile_rows)) * size_t(o.emb_size));
@@ -188,8 +184,7 @@ std::vector<float> featurize(const Schedule &schedule, const FeaturizerOptions &
       throw std::invalid_argument("this featurizer describes the operator or its loop nest, "
                                   "and needs the operator's DAG");
     if (o.workload_rows > 0) write_workload_rows(*dag, o.workload_rows, o.emb_size, m.data());
-    if (o.nest_rows > 0 || o.tile_rows > 0) write_replayed_rows(schedule, o, *dag, m.data());
-    if (o.named_loops) write_named_loop_values(schedule, o, *dag, m.data());
+    write_replayed_features(schedule, o, *dag, m.data());
   }
   return m;
 }

@@ -193,13 +193,13 @@ BatchTensors batch_tensors(const Batch &b) {
 // scores, labels and which labels exist, all [B, heads], laid out as the batch's
 // groups [G, width, heads] (padding is not valid).
 torch::Tensor batch_loss(const torch::Tensor &scores, const torch::Tensor &labels, const torch::Tensor &labeled,
-                         const BatchTensors &bt, TlpLoss loss) {
+                         const BatchTensors &bt, TlpLoss loss, double gain_base) {
   const int64_t P = scores.size(1);
   auto grouped = [&](const torch::Tensor &v) {
     return torch::cat({v, torch::zeros({1, P}, v.options())}).index_select(0, bt.slot).reshape({bt.groups, bt.width, P});
   };
   const torch::Tensor valid = grouped(labeled) & bt.valid.unsqueeze(2);
-  return detail::multi_head_loss(grouped(scores), grouped(labels), valid, loss == TlpLoss::Rank);
+  return detail::multi_head_loss(grouped(scores), grouped(labels), valid, loss == TlpLoss::Rank, gain_base);
 }
 
 // The packed steps of some records of f.
@@ -228,13 +228,13 @@ torch::Tensor score_all(detail::TlpNetModule &m, const Flat &f, int head = 0, in
 
 // Evaluation loss from precomputed scores: the mean over groups (rank) or over
 // records (MSE), with groups made as in training but unshuffled.
-double loss_of_scores(const torch::Tensor &scores, const Flat &f, TlpLoss loss, int batch) {
+double loss_of_scores(const torch::Tensor &scores, const Flat &f, TlpLoss loss, int batch, double gain_base) {
   torch::NoGradGuard no_grad;
   double total = 0, weight = 0;
   for (const Batch &b : make_batches(f, loss, batch, nullptr)) {
     const BatchTensors bt = batch_tensors(b);
     const double l = batch_loss(scores.index_select(0, bt.index), f.y.index_select(0, bt.index),
-                                f.labeled.index_select(0, bt.index), bt, loss)
+                                f.labeled.index_select(0, bt.index), bt, loss, gain_base)
                          .item<double>();
     const double w = loss == TlpLoss::Rank ? double(bt.groups) : double(bt.records);
     total += l * w;
@@ -360,8 +360,9 @@ TrainResult train_flat(TlpNetwork &net, const Flat &tr, const Flat &va, const st
   // (MTL) or the target's; `va_scores` reuses the target's scores when at hand.
   const bool judged = va_all ? va_all->n > 0 : va.n > 0;
   auto picking_loss = [&](const torch::Tensor *va_scores) {
-    if (va_all) return loss_of_scores(score_all(m, *va_all, -1), *va_all, o.loss, o.batch);
-    return loss_of_scores(va_scores ? *va_scores : score_all(m, va, val_head), va, o.loss, o.batch);
+    if (va_all) return loss_of_scores(score_all(m, *va_all, -1), *va_all, o.loss, o.batch, o.rank_gain_base);
+    return loss_of_scores(va_scores ? *va_scores : score_all(m, va, val_head), va, o.loss, o.batch,
+                          o.rank_gain_base);
   };
   const Flat watched = o.watch ? flatten(*o.watch, net.config(), "watched") : Flat{};
   int since_best = 0;
@@ -380,7 +381,8 @@ TrainResult train_flat(TlpNetwork &net, const Flat &tr, const Flat &va, const st
       const BatchTensors bt = batch_tensors(b);
       const torch::Tensor scores = m->forward_packed_heads(pack(tr, bt.records_in_order));
       const torch::Tensor loss =
-          batch_loss(scores, tr.y.index_select(0, bt.index), tr.labeled.index_select(0, bt.index), bt, o.loss);
+          batch_loss(scores, tr.y.index_select(0, bt.index), tr.labeled.index_select(0, bt.index), bt, o.loss,
+                     o.rank_gain_base);
       // A batch with no pair to rank (one record of a task, or all of them equal)
       // has a constant loss: nothing to learn from it.
       if (!loss.requires_grad()) continue;
@@ -500,7 +502,7 @@ double evaluate_loss(TlpNetwork &net, const std::vector<TlpTask> &tasks, TlpLoss
   const Flat f = flatten(tasks, net.config(), "evaluation");
   if (f.n == 0) return 0.0;
   net.impl().module->eval();
-  return loss_of_scores(score_all(net.impl().module, f), f, loss, batch);
+  return loss_of_scores(score_all(net.impl().module, f), f, loss, batch, /*gain_base=*/2.0);
 }
 
 std::vector<TopkTask> predict_tasks(TlpNetwork &net, const std::vector<TlpTask> &tasks,

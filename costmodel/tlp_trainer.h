@@ -47,6 +47,10 @@ struct TrainOptions {
   int hidden = TlpNetworkConfig{}.hidden;  // its width and attention heads (the paper's)
   int heads = TlpNetworkConfig{}.heads;
   TlpLoss loss = TlpLoss::Rank;
+  // LambdaRank's gain of a record is rank_gain_base^label - 1 (the paper: 2).
+  // A larger base weighs the pairs among the fastest schedules more, and so
+  // the top-1 pick; labels are in [0, 1], so 2 is nearly linear.
+  double rank_gain_base = 2.0;
   int epochs = 50;
   int batch = 1024;  // records per step
   double lr = 7e-4;

@@ -185,11 +185,13 @@ struct TrainCommandOptions {
   // are the default recipe's, for --help.
   int epochs = train_recipes().front().epochs, patience = train_recipes().front().patience;
   bool split_tails = train_recipes().front().split_tails, named_loops = train_recipes().front().named_loops;
+  int tile_rows = train_recipes().front().tile_rows, seq_len = kPaperStepRows + train_recipes().front().tile_rows;
   double ema_epochs = train_recipes().front().ema_epochs;
-  int batch = 256, seq_len = 25, emb_size = 22, nest_rows = 0, workload_rows = 0, tile_rows = 0, threads = 0, average_from = 0,
+  int batch = 256, emb_size = 22, nest_rows = 0, workload_rows = 0, threads = 0, average_from = 0,
       hidden = TrainOptions{}.hidden, heads = TrainOptions{}.heads;
   bool cosine_lr = false, watch_test = false;
   double val_fraction = 0.1;
+  double gain_base = TrainOptions{}.rank_gain_base;
   std::vector<std::string> test_networks;
   uint64_t seed = 1;
   std::string platform;             // the platform trained for (TLP) / the target head (MTL)
@@ -232,6 +234,10 @@ void apply_recipe(TrainCommandOptions &o, const CLI::App &app) {
   };
   unless_given("--split-tails", o.split_tails, r.split_tails);
   unless_given("--named-loops", o.named_loops, r.named_loops);
+  unless_given("--tile-rows", o.tile_rows, r.tile_rows);
+  // The rows describing the operator or its loops come on top of the paper's 25
+  // steps unless the matrix's size is given.
+  unless_given("--seq-len", o.seq_len, kPaperStepRows + o.tile_rows + o.nest_rows + o.workload_rows);
   unless_given("--epochs", o.epochs, r.epochs);
   unless_given("--patience", o.patience, r.patience);
   unless_given("--ema", o.ema_epochs, r.ema_epochs);
@@ -261,6 +267,11 @@ Command add_train_command(CLI::App &app) {
   c.app->add_option("--recipe", o->recipe, recipes_help())->capture_default_str();
   c.app->add_option("--arch", o->arch, "Network: attention (the paper's), lstm or transformer")->capture_default_str();
   c.app->add_option("--loss", o->loss, "rank (LambdaRank) or mse")->capture_default_str();
+  c.app->add_option("--gain-base", o->gain_base,
+                    "LambdaRank's gain of a record is this to the power of its label, minus 1 (labels are in [0, 1]; "
+                    "the paper: 2). A larger base weighs the order among the fastest schedules more")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0 + 1e-9, 1e6));
   c.app->add_option("--hidden", o->hidden,
                     "Width of the network's step vectors. The paper's 256 ranked no better here and scores 2.5 times "
                     "slower (README: \"The default width\")")
@@ -271,16 +282,18 @@ Command add_train_command(CLI::App &app) {
       ->check(CLI::PositiveNumber);
   c.app->add_option("--scaling", o->scaling, "Step features as the paper's raw numbers or log-scaled (log)")
       ->capture_default_str();
-  c.app->add_option("--seq-len", o->seq_len, "Steps kept per schedule (the paper: 25 on CPU)")->capture_default_str();
+  c.app->add_option("--seq-len", o->seq_len,
+                    "Rows of the feature matrix: the steps kept per schedule and the rows of --tile-rows, --nest-rows "
+                    "and --workload-rows (the paper: 25 steps on CPU); default: 25 steps and those rows")
+      ->capture_default_str();
   c.app->add_option("--emb-size", o->emb_size, "Values kept per step (the paper: 22 on CPU)")->capture_default_str();
   c.app->add_option("--nest-rows", o->nest_rows,
                     "Rows of seq_len that describe the loop nest the schedule builds (our improved features; "
-                    "0: the paper's steps only). Try --seq-len 49 --nest-rows 24 --emb-size 34")
+                    "0: the paper's steps only). Try --nest-rows 24 --emb-size 34")
       ->capture_default_str();
   c.app->add_option("--workload-rows", o->workload_rows,
                     "Rows of seq_len, at its start, that describe the operator: sizes and access strides of each "
-                    "computed stage (our improved features; 0: the paper's steps only). Try --seq-len 36 "
-                    "--workload-rows 4")
+                    "computed stage (our improved features; 0: the paper's steps only). Try --workload-rows 4")
       ->capture_default_str();
   c.app->add_option("--tile-rows", o->tile_rows,
                     "Rows of seq_len, after the steps, that describe the loops of the operator's main computation, "
@@ -391,6 +404,7 @@ Command add_train_command(CLI::App &app) {
       net = std::make_unique<TlpNetwork>(config, o->seed);
     }
     to.loss = tlp_loss_from_name(o->loss);
+    to.rank_gain_base = o->gain_base;
     to.epochs = o->epochs;
     to.batch = o->batch;
     to.patience = o->patience;
@@ -399,9 +413,11 @@ Command add_train_command(CLI::App &app) {
     to.ema_epochs = o->ema_epochs;
     to.seed = o->seed;
     to.threads = o->threads;
-    printf("settings: recipe %s, split tails %s, named loops %s, %d epochs, patience %d, ema %g%s\n", o->recipe.c_str(),
-           to.featurizer.split_tails ? "on" : "off", to.featurizer.named_loops ? "on" : "off", to.epochs, to.patience,
-           to.ema_epochs, o->init_from.empty() ? "" : " (features as the model fine-tuned)");
+    printf("settings: recipe %s, %d x %d matrix, split tails %s, named loops %s, %d tile rows, %d epochs, patience %d, "
+           "ema %g%s\n",
+           o->recipe.c_str(), to.featurizer.seq_len, to.featurizer.emb_size, to.featurizer.split_tails ? "on" : "off",
+           to.featurizer.named_loops ? "on" : "off", to.featurizer.tile_rows, to.epochs, to.patience, to.ema_epochs,
+           o->init_from.empty() ? "" : " (features as the model fine-tuned)");
 
     SplitOptions so;
     so.val_fraction = o->val_fraction;

@@ -10,9 +10,9 @@ const std::vector<TrainRecipe> &train_recipes() {
   // weights over 80 epochs").
   static const std::vector<TrainRecipe> recipes = {
       {"tlptune", "split tails, named loops, 80 epochs to the end, a moving average of the weights over 3 epochs",
-       true, true, 80, 0, 3.0},
+       true, true, 0, 80, 0, 3.0},
       {"paper", "the TLP paper's steps and 50 epochs, stopping after 10 without a better validation loss", false, false,
-       50, 10, 0.0},
+       0, 50, 10, 0.0},
   };
   return recipes;
 }

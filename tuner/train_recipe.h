@@ -9,11 +9,15 @@
 
 namespace tlp {
 
+// The steps a CPU schedule's matrix keeps (the paper's 25 x 22).
+constexpr int kPaperStepRows = 25;
+
 struct TrainRecipe {
   std::string name;
   std::string summary;  // one line for --help
   bool split_tails = false;
   bool named_loops = false;
+  int tile_rows = 0;  // the matrix gets these rows besides the 25 step rows
   int epochs = 50;
   int patience = 10;
   double ema_epochs = 0;

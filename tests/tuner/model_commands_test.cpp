@@ -257,7 +257,8 @@ TEST(ModelCommands, TrainStartsFromTheTlptuneRecipeAndOptionsGivenOverrideIt) {
   };
   CliRun ours = train("ours.tlpm", "");
   ASSERT_EQ(ours.code, 0) << ours.output;
-  EXPECT_NE(ours.output.find("settings: recipe tlptune, split tails on, named loops on, 2 epochs, patience 0, ema 3"),
+  EXPECT_NE(ours.output.find("settings: recipe tlptune, 4 x 22 matrix, split tails on, named loops on, 0 tile rows, 2 epochs, "
+                                "patience 0, ema 3"),
             std::string::npos)
       << ours.output;
   const tlp::TlpModelInfo info = tlp::read_tlp_model_info(d / "ours.tlpm");
@@ -267,14 +268,15 @@ TEST(ModelCommands, TrainStartsFromTheTlptuneRecipeAndOptionsGivenOverrideIt) {
 
   CliRun paper = train("paper.tlpm", "--recipe paper");
   ASSERT_EQ(paper.code, 0) << paper.output;
-  EXPECT_NE(paper.output.find("settings: recipe paper, split tails off, named loops off, 2 epochs, patience 10, ema 0"),
+  EXPECT_NE(paper.output.find("settings: recipe paper, 4 x 22 matrix, split tails off, named loops off, 0 tile rows, 2 epochs, "
+                                 "patience 10, ema 0"),
             std::string::npos)
       << paper.output;
   EXPECT_FALSE(tlp::read_tlp_model_info(d / "paper.tlpm").featurizer.named_loops);
 
   CliRun mixed = train("mixed.tlpm", "--split-tails=false --ema 1.5 --patience 4");
   ASSERT_EQ(mixed.code, 0) << mixed.output;
-  EXPECT_NE(mixed.output.find("split tails off, named loops on, 2 epochs, patience 4, ema 1.5"), std::string::npos)
+  EXPECT_NE(mixed.output.find("split tails off, named loops on, 0 tile rows, 2 epochs, patience 4, ema 1.5"), std::string::npos)
       << mixed.output;
   EXPECT_FALSE(tlp::read_tlp_model_info(d / "mixed.tlpm").featurizer.split_tails);
 
