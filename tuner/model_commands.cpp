@@ -241,6 +241,14 @@ void apply_recipe(TrainCommandOptions &o, const CLI::App &app) {
   unless_given("--epochs", o.epochs, r.epochs);
   unless_given("--patience", o.patience, r.patience);
   unless_given("--ema", o.ema_epochs, r.ema_epochs);
+  const int other_rows = o.tile_rows + o.nest_rows + o.workload_rows;
+  if (o.seq_len - other_rows < 1)
+    throw std::runtime_error("--seq-len " + std::to_string(o.seq_len) + " leaves no row for the steps after " +
+                             std::to_string(o.tile_rows) + " tile rows" +
+                             (app.count("--tile-rows") ? "" : " (the " + r.name + " recipe's; --tile-rows 0 drops them)") +
+                             ", " + std::to_string(o.nest_rows) + " nest rows and " + std::to_string(o.workload_rows) +
+                             " workload rows: give --seq-len " + std::to_string(other_rows + 1) +
+                             " or more, or leave it out for 25 steps and those rows");
 }
 
 std::string recipes_help() {
@@ -297,8 +305,8 @@ Command add_train_command(CLI::App &app) {
       ->capture_default_str();
   c.app->add_option("--tile-rows", o->tile_rows,
                     "Rows of seq_len, after the steps, that describe the loops of the operator's main computation, "
-                    "innermost first: the work, bytes read and bytes written of each (our improved features; 0: "
-                    "none). Try --seq-len 33 --tile-rows 8")
+                    "innermost first: the work, bytes read and bytes written of each (our improved features; scoring "
+                    "is slower). 8 in the tlptune recipe; --tile-rows 0 turns them off; default: the recipe's")
       ->capture_default_str();
   c.app->add_flag("--split-tails", o->split_tails,
                   "Also mark each split whose factors leave a tail, and the share of iterations the tiling adds "

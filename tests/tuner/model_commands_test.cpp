@@ -44,7 +44,8 @@ void write_two_platform_log(const std::string &path) {
     }
 }
 
-const char *kQuick = " --epochs 2 --batch 32 --seq-len 4 --threads 1 ";
+// The recipe's tile rows off: a 4-row matrix keeps these tests quick.
+const char *kQuick = " --epochs 2 --batch 32 --seq-len 4 --tile-rows 0 --threads 1 ";
 
 TEST(ModelCommands, MtlTrainsOnTwoPlatformsAndEvaluatesItsTargetHead) {
   TempDir d;
@@ -146,7 +147,7 @@ TEST(ModelCommands, ANestModelTrainsEvaluatesPerTaskAndTunes) {
   const std::string log = d / "mm.jsonl", model = d / "nest.tlpm";
   write_matmul_log(log);
   CliRun train = tlptune("train --logs " + log + " --out " + model +
-                         " --epochs 2 --batch 32 --threads 1 --seq-len 8 --nest-rows 5 --emb-size 34");
+                         " --epochs 2 --batch 32 --threads 1 --seq-len 8 --nest-rows 5 --tile-rows 0 --emb-size 34");
   ASSERT_EQ(train.code, 0) << train.output;
   EXPECT_EQ(tlp::read_tlp_model_info(model).featurizer.nest_rows, 5);
   CliRun eval = tlptune("eval --per-task --model " + model + " --logs " + log);
@@ -240,12 +241,21 @@ TEST(ModelCommands, NestRowsOnWorkloadsThisBuildDoesNotKnowAreRefusedByName) {
                                            .to_line()
                                     << "\n";
   CliRun train = tlptune("train --logs " + log + " --out " + (d / "m.tlpm") +
-                         " --epochs 1 --threads 1 --seq-len 8 --nest-rows 4 --emb-size 34 --platform host@1");
+                         " --epochs 1 --threads 1 --seq-len 8 --nest-rows 4 --tile-rows 0 --emb-size 34 --platform host@1");
   EXPECT_NE(train.code, 0);
   EXPECT_NE(train.output.find("warp_drive:X=1"), std::string::npos) << train.output;
-  CliRun bad = tlptune("train --logs " + log + " --out " + (d / "m.tlpm") + " --seq-len 4 --nest-rows 4");
+  CliRun bad = tlptune("train --logs " + log + " --out " + (d / "m.tlpm") + " --seq-len 4 --nest-rows 4 --tile-rows 0");
   EXPECT_NE(bad.code, 0);
-  EXPECT_NE(bad.output.find("nest_rows 4"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("--seq-len 4 leaves no row for the steps after 0 tile rows, 4 nest rows"),
+            std::string::npos)
+      << bad.output;
+  CliRun recipes = tlptune("train --logs " + log + " --out " + (d / "m.tlpm") + " --seq-len 4");
+  EXPECT_NE(recipes.code, 0);
+  EXPECT_NE(recipes.output.find("after 8 tile rows (the tlptune recipe's; --tile-rows 0 drops them)"),
+            std::string::npos)
+      << recipes.output;
+  EXPECT_NE(recipes.output.find("give --seq-len 9 or more"), std::string::npos) << recipes.output;
+  EXPECT_FALSE(std::filesystem::exists(d / "m.tlpm"));
 }
 
 TEST(ModelCommands, TrainStartsFromTheTlptuneRecipeAndOptionsGivenOverrideIt) {
@@ -253,30 +263,33 @@ TEST(ModelCommands, TrainStartsFromTheTlptuneRecipeAndOptionsGivenOverrideIt) {
   const std::string log = d / "mm.jsonl";
   write_matmul_log(log);
   auto train = [&](const std::string &model, const std::string &extra) {
-    return tlptune("train --logs " + log + " --out " + (d / model) + kQuick + extra);
+    return tlptune("train --logs " + log + " --out " + (d / model) + " --epochs 2 --batch 32 --threads 1 " + extra);
   };
   CliRun ours = train("ours.tlpm", "");
   ASSERT_EQ(ours.code, 0) << ours.output;
-  EXPECT_NE(ours.output.find("settings: recipe tlptune, 4 x 22 matrix, split tails on, named loops on, 0 tile rows, 2 epochs, "
+  EXPECT_NE(ours.output.find("settings: recipe tlptune, 33 x 22 matrix, split tails on, named loops on, 8 tile rows, 2 epochs, "
                                 "patience 0, ema 3"),
             std::string::npos)
       << ours.output;
   const tlp::TlpModelInfo info = tlp::read_tlp_model_info(d / "ours.tlpm");
   EXPECT_TRUE(info.featurizer.split_tails);
   EXPECT_TRUE(info.featurizer.named_loops);
+  EXPECT_EQ(info.featurizer.tile_rows, 8);
+  EXPECT_EQ(info.featurizer.seq_len, 33) << "the paper's 25 steps and the 8 tile rows";
   EXPECT_EQ(info.training.epochs, 2) << "--epochs given overrides the recipe's 80";
 
   CliRun paper = train("paper.tlpm", "--recipe paper");
   ASSERT_EQ(paper.code, 0) << paper.output;
-  EXPECT_NE(paper.output.find("settings: recipe paper, 4 x 22 matrix, split tails off, named loops off, 0 tile rows, 2 epochs, "
+  EXPECT_NE(paper.output.find("settings: recipe paper, 25 x 22 matrix, split tails off, named loops off, 0 tile rows, 2 epochs, "
                                  "patience 10, ema 0"),
             std::string::npos)
       << paper.output;
   EXPECT_FALSE(tlp::read_tlp_model_info(d / "paper.tlpm").featurizer.named_loops);
 
-  CliRun mixed = train("mixed.tlpm", "--split-tails=false --ema 1.5 --patience 4");
+  CliRun mixed = train("mixed.tlpm", "--split-tails=false --ema 1.5 --patience 4 --tile-rows 2");
   ASSERT_EQ(mixed.code, 0) << mixed.output;
-  EXPECT_NE(mixed.output.find("split tails off, named loops on, 0 tile rows, 2 epochs, patience 4, ema 1.5"), std::string::npos)
+  EXPECT_NE(mixed.output.find("27 x 22 matrix, split tails off, named loops on, 2 tile rows, 2 epochs, patience 4, ema 1.5"),
+            std::string::npos)
       << mixed.output;
   EXPECT_FALSE(tlp::read_tlp_model_info(d / "mixed.tlpm").featurizer.split_tails);
 
