@@ -66,12 +66,15 @@ TEST(ShippedModel, TheAvx512ModelWasTrainedOnAnAvx512PlatformAtTheDefaultWidth) 
   EXPECT_EQ(avx512->info().network.hidden, TlpNetworkConfig{}.hidden);
 }
 
-// The AVX-512 recipe marks split tails and names loops (README: "Named loops");
-// tune featurizes with the model's own settings, so they must travel in the file.
-TEST(ShippedModel, TheAvx512ModelMarksSplitTailsAndNamesLoops) {
+// The AVX-512 recipe marks split tails, names loops and adds tile rows (README:
+// "Named loops", "Tile rows"); tune featurizes with the model's own settings, so
+// they must travel in the file.
+TEST(ShippedModel, TheAvx512ModelMarksSplitTailsNamesLoopsAndHasTileRows) {
   const FeaturizerOptions f = make_tlp_cost_model(TLP_SHIPPED_AVX512_MODEL, "")->info().featurizer;
   EXPECT_TRUE(f.split_tails);
   EXPECT_TRUE(f.named_loops);
+  EXPECT_EQ(f.tile_rows, 8);
+  EXPECT_EQ(f.seq_len, 33);
 }
 
 }  // namespace
