@@ -242,7 +242,8 @@ void apply_recipe(TrainCommandOptions &o, const CLI::App &app) {
   unless_given("--patience", o.patience, r.patience);
   unless_given("--ema", o.ema_epochs, r.ema_epochs);
   const int other_rows = o.tile_rows + o.nest_rows + o.workload_rows;
-  if (o.seq_len - other_rows < 1)
+  // --init-from keeps the source model's matrix (refuse_another_shape).
+  if (o.init_from.empty() && o.seq_len - other_rows < 1)
     throw std::runtime_error("--seq-len " + std::to_string(o.seq_len) + " leaves no row for the steps after " +
                              std::to_string(o.tile_rows) + " tile rows" +
                              (app.count("--tile-rows") ? "" : " (the " + r.name + " recipe's; --tile-rows 0 drops them)") +

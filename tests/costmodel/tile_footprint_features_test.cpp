@@ -8,6 +8,7 @@
 
 #include "costmodel/tile_footprint_features.h"
 #include "costmodel/tlp_featurizer.h"
+#include "costmodel_fixtures.h"
 #include "search/loop_state.h"
 #include "search/schedule.h"
 #include "tests/search/dag_fixtures.h"
@@ -87,12 +88,7 @@ TEST(TileFootprintFeatures, RowsAreCroppedToTheCount) {
 }
 
 FeaturizerOptions tile_options(int seq_len, int tile_rows, int nest_rows) {
-  FeaturizerOptions f;
-  f.seq_len = seq_len;
-  f.emb_size = kEmb;
-  f.tile_rows = tile_rows;
-  f.nest_rows = nest_rows;
-  return f;
+  return testing::featurizer_with_rows(seq_len, kEmb, 0, nest_rows, tile_rows);
 }
 
 TEST(TileFootprintFeatures, FeaturizerPutsThemAfterTheStepsAndBeforeTheNest) {
