@@ -48,7 +48,7 @@ std::vector<TlpTask> build_tasks(const std::vector<MeasureRecord> &records, Data
     } else {
       ++st.repeated_records;
     }
-    g.costs.add(key, r.median_cost);
+    g.costs.add(key, r.median_cost, r.timed_on_busy_machine());
   }
   std::vector<TlpTask> tasks;
   for (auto &[task_key, g] : groups) {

@@ -6,7 +6,8 @@
 // ranking, so smaller tasks are dropped. A record's label is its normalized
 // throughput: min cost in its task / its cost, in (0, 1], 1 for the fastest.
 // A schedule measured more than once in a task (tune measures its fastest again)
-// is one sample costing the median of its measurements (measure/kernel_cost_table.h).
+// is one sample costing the median of its measurements, those timed on a quiet
+// machine when it has any (measure/kernel_cost_table.h).
 //
 // Splits are by workload: every task of a workload (on any platform) lands in
 // exactly one of train, validation and test, so nothing of a test operator is
@@ -28,7 +29,7 @@ struct TlpTask {
   std::string workload_key;
   std::string platform;
   std::vector<Schedule> schedules;  // the task's measured schedules, each once, in log order
-  std::vector<double> costs;        // their costs (seconds): the median of their records' medians
+  std::vector<double> costs;        // their costs (seconds): as KernelCostTable::cost
   std::vector<float> labels;        // min(costs) / cost
   std::vector<float> features;      // after featurize_tasks: size() * seq_len * emb_size
 

@@ -6,22 +6,22 @@
 
 namespace tlp {
 
-void KernelCostTable::add(const std::string &key, double median_cost) {
+void KernelCostTable::add(const std::string &key, double median_cost, bool busy) {
   if (ruled_out(key)) return;
   auto [it, added] = entries_.try_emplace(key);
   Entry &e = it->second;
   if (added) e.order = added_++;
-  e.medians.push_back(median_cost);
-  e.cost = median_of(e.medians);
+  (busy ? e.busy : e.quiet).push_back(median_cost);
+  e.cost = median_of(e.quiet.empty() ? e.busy : e.quiet);
   if (best_stale_) return;
   if (entries_.size() == 1 || (key != best_ && cheaper(e, entries_.at(best_)))) best_ = key;
-  else if (key == best_ && e.medians.size() > 1) best_stale_ = true;  // its cost may have risen past another's
+  else if (key == best_ && e.quiet.size() + e.busy.size() > 1) best_stale_ = true;  // its cost may have risen
 }
 
 void KernelCostTable::add(const MeasureRecord &r) {
   switch (r.error) {
     case MeasureError::None:
-      if (r.ok()) add(r.schedule.to_text(), r.median_cost);
+      if (r.ok()) add(r.schedule.to_text(), r.median_cost, r.timed_on_busy_machine());
       return;
     case MeasureError::RuntimeError:
     case MeasureError::WrongAnswer:
@@ -61,7 +61,7 @@ double KernelCostTable::cost(const std::string &key) const {
 
 int KernelCostTable::measurements(const std::string &key) const {
   const auto it = entries_.find(key);
-  return it == entries_.end() ? 0 : int(it->second.medians.size());
+  return it == entries_.end() ? 0 : int(it->second.quiet.size() + it->second.busy.size());
 }
 
 std::vector<std::string> KernelCostTable::cheapest(size_t n) const {

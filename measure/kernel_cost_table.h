@@ -4,7 +4,9 @@
 // on a shared machine one lucky measurement can make a slower kernel look fastest,
 // and that kernel should not be the one handed to the user. A kernel that ran
 // correctly once but crashed, hung or answered wrongly when run again (a race, for
-// one) is ruled out.
+// one) is ruled out. Measurements timed on a busy machine
+// (MeasureRecord::timed_on_busy_machine) count only for a kernel that has no
+// other: contention only ever slows a kernel down, so they say less.
 #pragma once
 
 #include <cstddef>
@@ -20,8 +22,9 @@ namespace tlp {
 class KernelCostTable {
  public:
   // Adds one valid measurement of the kernel named `key` (e.g. its schedule's
-  // text): the median cost of one record, in seconds.
-  void add(const std::string &key, double median_cost);
+  // text): the median cost of one record, in seconds, and whether it was timed
+  // on a busy machine.
+  void add(const std::string &key, double median_cost, bool busy = false);
 
   // Adds a record under its schedule's text: a valid one's median cost; a run
   // that crashed, hung or answered wrongly rules its kernel out. Build failures
@@ -39,8 +42,9 @@ class KernelCostTable {
   const std::string &best_key() const;
   double best_cost() const { return cost(best_key()); }
 
-  // A kernel's cost (median of its measurements) and how often it was measured;
-  // 0 and 0 for a key never added.
+  // A kernel's cost (the median of its measurements on a quiet machine, or of
+  // all when none was quiet) and how often it was measured; 0 and 0 for a key
+  // never added.
   double cost(const std::string &key) const;
   int measurements(const std::string &key) const;
 
@@ -51,7 +55,7 @@ class KernelCostTable {
 
  private:
   struct Entry {
-    std::vector<double> medians;
+    std::vector<double> quiet, busy;  // the medians of its measurements
     double cost = 0;
     size_t order = 0;  // when first added
   };

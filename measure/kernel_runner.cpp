@@ -11,11 +11,13 @@
 #include <cstring>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 
 #include <HalideRuntime.h>
 #include <nlohmann/json.hpp>
 
+#include "measure/cpu_interference.h"
 #include "measure/generated_task_data.h"
 #include "measure/measure_error.h"
 #include "measure/median.h"
@@ -120,6 +122,7 @@ struct Result {
   double median = 0;
   double max_abs_error = 0;
   std::string message;
+  std::optional<double> cpu_wait;  // while the timed runs ran (cpu_interference.h)
 
   std::string dump() const {
     json j;
@@ -130,6 +133,7 @@ struct Result {
     // JSON has no infinity; null says "not finite" and the client reads it so.
     j["max_abs_error"] = std::isfinite(max_abs_error) ? json(max_abs_error) : json(nullptr);
     j["message"] = message;
+    if (cpu_wait) j["cpu_wait"] = std::round(*cpu_wait * 1000) / 1000;
     // Kernel and Halide messages may hold arbitrary bytes: never fail on them.
     return j.dump(-1, ' ', false, json::error_handler_t::replace);
   }
@@ -479,6 +483,7 @@ bool run_and_time(const Job &job, const KernelLibrary &lib, JobBuffers &buffers,
       return false;
     }
   }
+  const std::optional<CpuSnapshot> before = cpu_snapshot();
   double total = 0;
   while (static_cast<int>(r.costs.size()) < job.max_repeats &&
          (static_cast<int>(r.costs.size()) < job.min_repeats || total < job.min_seconds)) {
@@ -493,6 +498,8 @@ bool run_and_time(const Job &job, const KernelLibrary &lib, JobBuffers &buffers,
     total += seconds;
   }
   r.median = median_of(r.costs);
+  const std::optional<CpuSnapshot> after = cpu_snapshot();
+  if (before && after && after->wall - before->wall >= kMinCpuWaitWindow) r.cpu_wait = cpu_wait_share(*before, *after);
   return true;
 }
 

@@ -15,7 +15,11 @@
 // libcuda, so the runner needs no CUDA to be built.
 // Result (one line):
 //   {"id": 7, "error": "none"|"runtime_error"|"wrong_answer"|"unknown",
-//    "costs": [s, ...], "median": s, "max_abs_error": e|null, "message": "..."}
+//    "costs": [s, ...], "median": s, "max_abs_error": e|null, "message": "...",
+//    "cpu_wait": c}
+// cpu_wait: the share of the timed runs' time in which some task waited for a CPU
+// (cpu_interference.h); absent where the kernel keeps no CPU pressure accounting
+// and when the timed runs took less than kMinCpuWaitWindow in all.
 // "unknown" is only for a job line the runner cannot parse. max_abs_error is null
 // when the output held NaN/inf where the reference was finite.
 //

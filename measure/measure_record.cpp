@@ -78,6 +78,7 @@ json MeasureRecord::to_json() const {
   j["build_s"] = build_seconds;
   j["run_s"] = run_seconds;
   j["time"] = timestamp;
+  if (cpu_wait) j["cpu_wait"] = *cpu_wait;
   if (ptxas) j["ptxas"] = ptxas->to_json();
   return j;
 }
@@ -93,6 +94,7 @@ std::string MeasureRecord::to_line() const {
     line += ":";
     line += j.at(key).dump(-1, ' ', false, json::error_handler_t::replace);
   }
+  if (cpu_wait) line += ",\"cpu_wait\":" + j.at("cpu_wait").dump();  // optional
   if (ptxas) line += ",\"ptxas\":" + j.at("ptxas").dump();  // optional, last
   line += "}";
   return line;
@@ -128,6 +130,7 @@ MeasureRecord MeasureRecord::from_json(const json &j) {
   r.build_seconds = number_field(j, "build_s");
   r.run_seconds = number_field(j, "run_s");
   r.timestamp = number_field(j, "time");
+  if (const auto it = j.find("cpu_wait"); it != j.end() && it->is_number()) r.cpu_wait = it->get<double>();
   if (const auto it = j.find("ptxas"); it != j.end() && it->is_object()) r.ptxas = PtxasReport::from_json(*it);
   return r;
 }

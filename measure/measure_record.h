@@ -6,7 +6,9 @@
 //   {"v":1,"workload":"matmul:M=512,N=512,K=512","target":"...","platform":"...",
 //    "schedule":[...steps...],"costs":[...],"median":0.001,"error":"none",
 //    "message":"","build_s":0.3,"run_s":0.2,"time":1764470000.5}
-// GPU records add "ptxas":{...} last: what ptxas reported of the kernels.
+// Then, where known, "cpu_wait": the share of the kernel's timed runs in which
+// some task waited for a CPU (measure/cpu_interference.h). GPU records add
+// "ptxas":{...} last: what ptxas reported of the kernels.
 #pragma once
 
 #include <optional>
@@ -16,6 +18,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "measure/cpu_interference.h"
 #include "measure/measure_error.h"
 #include "measure/ptxas.h"
 #include "search/schedule.h"
@@ -42,11 +45,17 @@ struct MeasureRecord {
   double build_seconds = 0;
   double run_seconds = 0;
   double timestamp = 0;  // unix seconds
+  std::optional<double> cpu_wait;  // CPU contention while timed; absent in older logs
   std::optional<PtxasReport> ptxas;  // GPU kernels: registers, spills (from the build)
   int version = kRecordFormatVersion;
 
   // A usable measurement: no error and at least one cost.
   bool ok() const { return error == MeasureError::None && !costs.empty(); }
+
+  // Timed while tasks waited for a CPU kBusyCpuWait of the time or more: its costs
+  // are likely slower than the kernel runs on a quiet machine. Unknown (older
+  // logs, kernels without pressure accounting) is not busy.
+  bool timed_on_busy_machine() const { return cpu_wait && *cpu_wait >= kBusyCpuWait; }
 
   // Identifies the measured candidate: workload_key|target|schedule text.
   std::string dedup_key() const;

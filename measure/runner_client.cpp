@@ -65,6 +65,8 @@ RunResult parse_runner_reply(const std::string &line, long long expected_id) {
     r.max_abs_error = max_err.is_null() ? std::numeric_limits<double>::infinity()
                                         : max_err.get<double>();
     r.message = j.at("message").get<std::string>();
+    const auto wait = j.find("cpu_wait");
+    if (wait != j.end() && wait->is_number()) r.cpu_wait = wait->get<double>();
     return r;
   } catch (const json::exception &e) {
     throw std::runtime_error(e.what());

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,7 @@ struct RunResult {
   double max_abs_error = 0;   // +inf when the output held NaN/inf
   std::string message;        // why it failed; empty on success
   double seconds_taken = 0;   // wall time of the whole job, as seen by the parent
+  std::optional<double> cpu_wait;  // CPU contention while it was timed (cpu_interference.h)
 };
 
 class RunnerClient {

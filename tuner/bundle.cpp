@@ -327,6 +327,7 @@ BundleImportSummary import_bundle(const std::string &bundle_dir, const std::stri
       rec.error_message = run.message;
       rec.costs = run.costs;
       rec.median_cost = run.median;
+      rec.cpu_wait = run.cpu_wait;
       for (double c : run.costs) rec.run_seconds += c;
     }
     measured.emplace_back(entry.value("pick", "random"), rec);

@@ -29,6 +29,7 @@ std::vector<TaskSummary> summarize_tasks(const std::vector<MeasureRecord> &recor
       continue;
     }
     ++t.ok;
+    if (r.timed_on_busy_machine()) ++t.busy;
     record_of[it->second].try_emplace(r.schedule.to_text(), &r);
   }
   for (size_t i = 0; i < tasks.size(); ++i) {

@@ -18,6 +18,7 @@ struct TaskSummary {
   std::string platform;  // empty in logs older than platforms
   int records = 0;
   int ok = 0;
+  int busy = 0;  // valid records timed on a busy machine (MeasureRecord::timed_on_busy_machine)
   std::map<std::string, int> errors;
   std::vector<const MeasureRecord *> failures;  // in log order; point into the records passed in
   const MeasureRecord *best = nullptr;  // a valid record of the best kernel; points into the records passed in

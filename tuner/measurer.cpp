@@ -1,6 +1,7 @@
 #include "tuner/wall_clock.h"
 #include "tuner/measurer.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -167,6 +168,8 @@ MeasureRecord Measurer::run_and_log(const std::string &workload_key, const Sched
     rec.costs = run.costs;
     rec.median_cost = run.median;
     rec.run_seconds = run.seconds_taken;
+    rec.cpu_wait = run.cpu_wait;
+    if (rec.timed_on_busy_machine()) warn_busy(*rec.cpu_wait);
   }
   rec.timestamp = unix_seconds();
   if (log_) {
@@ -174,6 +177,17 @@ MeasureRecord Measurer::run_and_log(const std::string &workload_key, const Sched
     ++logged_;
   }
   return rec;
+}
+
+void Measurer::warn_busy(double cpu_wait) {
+  // Once per run: the user can act on it (stop the other work), and the records say the rest.
+  if (busy_records_++ > 0) return;
+  fprintf(stderr,
+          "warning: the CPUs were busy while a kernel was timed (tasks waited for a CPU %.0f%% of the time): "
+          "kernels timed on a busy machine run slower than they would alone, and their records say so in "
+          "\"cpu_wait\". Stop other work on this machine while measuring; 'tlptune show LOG' counts such "
+          "records and 'tlptune measure --from-log LOG --log NEW' measures them again.\n",
+          cpu_wait * 100);
 }
 
 void Measurer::measure_side_by_side(const std::vector<const Operator *> &ops, const std::vector<Schedule> &schedules,

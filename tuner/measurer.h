@@ -88,6 +88,8 @@ class Measurer {
 
   const MeasureTimes &times() const { return times_; }
   int records_logged() const { return logged_; }
+  // Records timed while the CPUs were contended (MeasureRecord::timed_on_busy_machine).
+  int busy_records() const { return busy_records_; }
 
  private:
   std::string task_dir(const Operator &op);
@@ -96,6 +98,8 @@ class Measurer {
   // failed or only building), logs the record and returns it.
   MeasureRecord run_and_log(const std::string &workload_key, const Schedule &schedule, const BuildResult &built,
                             size_t thread_index, const std::string &data_dir);
+  // Counts a record timed on a busy machine; the first one warns on stderr.
+  void warn_busy(double cpu_wait);
 
   MeasurerOptions o_;
   std::vector<std::string> platforms_;
@@ -106,6 +110,7 @@ class Measurer {
   MeasureTimes times_;
   int batches_ = 0;
   int logged_ = 0;
+  int busy_records_ = 0;
 };
 
 }  // namespace tlp

@@ -41,14 +41,17 @@ Command add_show_command(CLI::App &app) {
     for (const TaskSummary &t : summarize_tasks(log.records)) {
       printf("%s\n  target    %s\n", t.workload.c_str(), t.target.c_str());
       if (!t.platform.empty()) printf("  platform  %s\n", t.platform.c_str());
-      printf("  records   %d (%d valid)\n", t.records, t.ok);
+      printf("  records   %d (%d valid", t.records, t.ok);
+      if (t.busy > 0) printf(", %d timed on a busy machine", t.busy);
+      printf(")\n");
       if (!t.errors.empty()) {
         printf("  failures ");
         for (const auto &[name, n] : t.errors) printf(" %s=%d", name.c_str(), n);
         printf("\n");
       }
       nlohmann::json j = {{"workload", t.workload}, {"target", t.target},   {"platform", t.platform},
-                          {"records", t.records},   {"valid", t.ok},         {"errors", t.errors}};
+                          {"records", t.records},   {"valid", t.ok},         {"errors", t.errors},
+                          {"busy", t.busy}};
       if (*failures) {
         j["failures"] = nlohmann::json::array();
         for (const MeasureRecord *r : t.failures) {

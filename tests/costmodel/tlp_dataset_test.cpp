@@ -81,6 +81,18 @@ TEST(TlpDataset, ASchedulesRepeatedMeasurementsAreOneSampleAtTheirMedian) {
   EXPECT_EQ(stats.kept_records, 4u);
 }
 
+TEST(TlpDataset, AScheduleMeasuredOnAQuietMachineCostsWhatTheQuietMeasurementsSay) {
+  std::vector<MeasureRecord> records = {make_record("w", "p", sched(1), 4.0), make_record("w", "p", sched(2), 3.0),
+                                        make_record("w", "p", sched(1), 2.0), make_record("w", "p", sched(2), 6.0)};
+  records[0].cpu_wait = 0.5;  // sched(1) first timed beside other work
+  records[1].cpu_wait = 0.4;  // sched(2) was never timed on a quiet machine
+  records[3].cpu_wait = 0.6;
+  records[2].cpu_wait = 0.0;
+  const std::vector<TlpTask> tasks = build_tasks(records);
+  ASSERT_EQ(tasks.size(), 1u);
+  EXPECT_EQ(tasks[0].costs, (std::vector<double>{2.0, 4.5}));
+}
+
 TEST(TlpDataset, TasksWithFewerThanTwoUsableRecordsAreDropped) {
   const std::vector<MeasureRecord> records = {
       make_record("a", "p", sched(1), 1.0),  // alone

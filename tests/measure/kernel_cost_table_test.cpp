@@ -83,6 +83,29 @@ TEST(KernelCostTable, AFailedRunRulesTheKernelOutButAFailedBuildDoesNot) {
   }
 }
 
+TEST(KernelCostTable, MeasurementsOnABusyMachineCountOnlyForAKernelWithNoOther) {
+  KernelCostTable t;
+  t.add("a", 2.0, /*busy=*/true);
+  EXPECT_EQ(t.cost("a"), 2.0) << "all it has";
+  t.add("b", 1.5);
+  EXPECT_EQ(t.best_key(), "b");
+  t.add("a", 1.0);
+  EXPECT_EQ(t.cost("a"), 1.0) << "its quiet measurement alone, not the median with the busy one";
+  EXPECT_EQ(t.measurements("a"), 2);
+  EXPECT_EQ(t.best_key(), "a");
+  t.add("a", 0.5, /*busy=*/true);
+  EXPECT_EQ(t.cost("a"), 1.0) << "a busy machine's figure is ignored beside a quiet one, even a lower one";
+
+  MeasureRecord busy = testing::sample_record(0.004);
+  busy.cpu_wait = 0.5;
+  MeasureRecord quiet = testing::sample_record(0.002);
+  quiet.cpu_wait = 0.01;
+  KernelCostTable u;
+  u.add(busy);
+  u.add(quiet);
+  EXPECT_EQ(u.cost(quiet.schedule.to_text()), 0.002);
+}
+
 TEST(KernelCostTable, NoBestWhenEveryKernelIsRuledOut) {
   KernelCostTable t;
   EXPECT_FALSE(t.has_best());

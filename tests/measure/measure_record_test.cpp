@@ -56,6 +56,22 @@ TEST(MeasureRecord, GpuBuildReportRoundTripsAndComesLast) {
   EXPECT_FALSE(MeasureRecord::from_json(json::parse(testing::sample_record().to_line())).ptxas.has_value());
 }
 
+TEST(MeasureRecord, CpuWaitRoundTripsAndSaysWhetherTheMachineWasBusy) {
+  MeasureRecord r = testing::sample_record();
+  EXPECT_FALSE(r.timed_on_busy_machine()) << "unknown (an older log) is not busy";
+  EXPECT_EQ(r.to_line().find("cpu_wait"), std::string::npos) << "absent when unknown";
+  r.cpu_wait = 0.5;
+  const std::string line = r.to_line();
+  EXPECT_GT(line.find("\"cpu_wait\":0.5"), line.find("\"time\"")) << line;
+  const MeasureRecord back = MeasureRecord::from_json(json::parse(line));
+  ASSERT_TRUE(back.cpu_wait.has_value());
+  EXPECT_EQ(*back.cpu_wait, 0.5);
+  EXPECT_TRUE(back.timed_on_busy_machine());
+  r.cpu_wait = kBusyCpuWait / 2;
+  EXPECT_FALSE(r.timed_on_busy_machine());
+  EXPECT_FALSE(MeasureRecord::from_json(json::parse(testing::sample_record().to_line())).cpu_wait.has_value());
+}
+
 TEST(MeasureRecord, LineUsesTheDocumentedKeysWithVersionFirst) {
   const std::string line = testing::sample_record().to_line();
   EXPECT_EQ(line.rfind("{\"v\":1,\"workload\":\"matmul:M=512,N=512,K=512\",", 0), 0u) << line;

@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include "measure/cpu_interference.h"
 #include "measure/generated_task_data.h"
 #include "test_util.h"
 
@@ -177,6 +178,19 @@ TEST_F(RunnerTest, CorrectKernelHasNoErrorAndAtLeastMinRepeatsCosts) {
   EXPECT_EQ(r.max_abs_error, 0.0);
   EXPECT_EQ(r.message, "");
   EXPECT_GT(r.seconds_taken, 0.0);
+  EXPECT_FALSE(r.cpu_wait.has_value()) << "timed for far less than kMinCpuWaitWindow: no reading";
+}
+
+TEST_F(RunnerTest, ALongEnoughTimingWindowReportsCpuContention) {
+  if (!cpu_snapshot()) GTEST_SKIP() << "no /proc/pressure/cpu here";
+  RunJob j = job("correct");
+  j.max_repeats = 1000000;
+  j.min_seconds = kMinCpuWaitWindow * 1.5;
+  const RunResult r = client_.run(j, kTimeout);
+  ASSERT_EQ(r.error, MeasureError::None) << r.message;
+  ASSERT_TRUE(r.cpu_wait.has_value());
+  EXPECT_GE(*r.cpu_wait, 0.0);
+  EXPECT_LE(*r.cpu_wait, 1.0);
 }
 
 TEST_F(RunnerTest, RepeatsUntilMinSecondsIsReached) {

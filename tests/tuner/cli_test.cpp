@@ -252,6 +252,41 @@ TEST(Cli, ShowAndReplayKeepEachPlatformOfAWorkloadApart) {
   }
 }
 
+TEST(Cli, KernelsTimedOnABusyMachineAreFlaggedWarnedAboutAndCountedByShow) {
+  TempDir d;
+  const std::string log = d / "l.jsonl";
+  std::vector<pid_t> spinners;  // two per CPU: every CPU has a task waiting
+  for (unsigned i = 0; i < 2 * std::thread::hardware_concurrency(); ++i) {
+    const pid_t p = fork();
+    if (p == 0)
+      for (volatile unsigned long k = 0;; k = k + 1) {
+      }
+    if (p > 0) spinners.push_back(p);
+  }
+  // Kernels of several ms (50 runs at most) timed for 0.3 s: windows long enough to read.
+  CliRun tune = tlptune("tune --op matmul:M=768,N=768,K=768 --trials 2 --no-progress --min-seconds 0.3 --final-top 0 "
+                        "--log " + quote(log));
+  for (pid_t p : spinners) kill(p, SIGKILL);
+  for (pid_t p : spinners) waitpid(p, nullptr, 0);
+  ASSERT_EQ(tune.code, 0) << tune.output;
+  const auto records = read_records(log);
+  ASSERT_FALSE(records.empty());
+  if (!fs::exists("/proc/pressure/cpu")) GTEST_SKIP() << "no /proc/pressure/cpu here: contention is not known";
+  int busy = 0, read = 0;
+  for (const auto &r : records) {
+    if (!r.contains("cpu_wait")) continue;
+    ++read;
+    busy += r.at("cpu_wait").get<double>() >= 0.1;
+  }
+  ASSERT_GT(read, 0) << tune.output;
+  EXPECT_EQ(busy, read) << tune.output;
+  EXPECT_NE(tune.output.find("warning: the CPUs were busy"), std::string::npos) << tune.output;
+  CliRun show = tlptune("show " + quote(log) + " --json " + quote(d / "s.json"));
+  ASSERT_EQ(show.code, 0) << show.output;
+  EXPECT_NE(show.output.find(std::to_string(busy) + " timed on a busy machine"), std::string::npos) << show.output;
+  EXPECT_EQ(nlohmann::json::parse(read_file(d / "s.json"))[0].at("busy"), busy);
+}
+
 TEST(Cli, InterruptStopsCleanlyWithEveryRecordOnDisk) {
   TempDir d;
   const std::string log = d / "l.jsonl";
