@@ -38,8 +38,11 @@ double cpu_wait_share(const CpuSnapshot &before, const CpuSnapshot &after);
 constexpr double kMinCpuWaitWindow = 0.1;
 
 // A kernel timed while tasks waited for a CPU this share of the time or more
-// was timed on a busy machine (measure_record.h). An idle machine reads under
-// 0.01 here; one more busy thread than there are CPUs reads about 0.5.
-constexpr double kBusyCpuWait = 0.1;
+// was timed on a busy machine (measure_record.h). One more busy thread than
+// there are CPUs reads about 0.5, short scripts run beside a bench 0.18-0.52.
+// With nothing else started, the 2,983 kernels of a 1,000-trial bench that got
+// a reading read under 0.1 but for 10 (up to 0.22: the system's own background
+// work), which should not make a user stop anything.
+constexpr double kBusyCpuWait = 0.25;
 
 }  // namespace tlp
