@@ -7,8 +7,9 @@
 // runnable task waited for a CPU) around its timed runs and reports the share of
 // that window spent waiting, so that a record can say it was taken on a busy
 // machine. Unlike the machine's busy time, it counts contention only: two
-// kernel threads on two CPUs wait for nothing. It sees tasks of this machine only: another virtual machine on the same host, sharing its
-// caches and memory, goes unseen.
+// kernel threads on two CPUs wait for nothing. It sees the tasks of this
+// machine only: another virtual machine on the same host, sharing its caches
+// and memory, goes unseen.
 //
 // Nothing is reported where the kernel has no pressure accounting. libc only,
 // so that the runner stays copyable to a bare machine.
