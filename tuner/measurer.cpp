@@ -181,7 +181,8 @@ MeasureRecord Measurer::run_and_log(const std::string &workload_key, const Sched
 
 void Measurer::warn_busy(double cpu_wait) {
   // Once per run: the user can act on it (stop the other work), and the records say the rest.
-  if (busy_records_++ > 0) return;
+  if (warned_busy_) return;
+  warned_busy_ = true;
   fprintf(stderr,
           "warning: the CPUs were busy while a kernel was timed (tasks waited for a CPU %.0f%% of the time): "
           "kernels timed on a busy machine run slower than they would alone, and their records say so in "

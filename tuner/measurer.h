@@ -88,8 +88,6 @@ class Measurer {
 
   const MeasureTimes &times() const { return times_; }
   int records_logged() const { return logged_; }
-  // Records timed while the CPUs were contended (MeasureRecord::timed_on_busy_machine).
-  int busy_records() const { return busy_records_; }
 
  private:
   std::string task_dir(const Operator &op);
@@ -98,7 +96,7 @@ class Measurer {
   // failed or only building), logs the record and returns it.
   MeasureRecord run_and_log(const std::string &workload_key, const Schedule &schedule, const BuildResult &built,
                             size_t thread_index, const std::string &data_dir);
-  // Counts a record timed on a busy machine; the first one warns on stderr.
+  // The first record timed on a busy machine warns on stderr.
   void warn_busy(double cpu_wait);
 
   MeasurerOptions o_;
@@ -110,7 +108,7 @@ class Measurer {
   MeasureTimes times_;
   int batches_ = 0;
   int logged_ = 0;
-  int busy_records_ = 0;
+  bool warned_busy_ = false;
 };
 
 }  // namespace tlp

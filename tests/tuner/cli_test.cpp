@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "measure/cpu_interference.h"
 #include "search/schedule.h"
 #include "tests/tuner/cli_test_util.h"
 
@@ -276,7 +277,7 @@ TEST(Cli, KernelsTimedOnABusyMachineAreFlaggedWarnedAboutAndCountedByShow) {
   for (const auto &r : records) {
     if (!r.contains("cpu_wait")) continue;
     ++read;
-    busy += r.at("cpu_wait").get<double>() >= 0.25;
+    busy += r.at("cpu_wait").get<double>() >= tlp::kBusyCpuWait;
   }
   ASSERT_GT(read, 0) << tune.output;
   EXPECT_EQ(busy, read) << tune.output;
