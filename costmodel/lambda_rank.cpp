@@ -11,7 +11,7 @@ namespace tlp {
 namespace detail {
 
 torch::Tensor lambda_rank_loss(const torch::Tensor &scores, const torch::Tensor &labels, const torch::Tensor &valid,
-                               double sigma, double gain_base) {
+                               double sigma) {
   const int64_t n = scores.size(1);
   const auto opts = scores.options();
   torch::Tensor gains_denominator, gains, inv_discount, pair_weight;
@@ -21,8 +21,8 @@ torch::Tensor lambda_rank_loss(const torch::Tensor &scores, const torch::Tensor 
     const torch::Tensor discount = torch::log2(torch::arange(2, n + 2, opts));  // log2(1 + position)
     // Ideal DCG: labels sorted from best to worst (padding has gain 0).
     const torch::Tensor ideal = std::get<0>(torch::sort(y, /*dim=*/1, /*descending=*/true));
-    const torch::Tensor idcg = ((torch::pow(gain_base, ideal) - 1) / discount).sum(1, /*keepdim=*/true).clamp_min(1e-10);
-    gains = (torch::pow(gain_base, y) - 1) / idcg;  // [G, n]
+    const torch::Tensor idcg = ((torch::pow(2.0, ideal) - 1) / discount).sum(1, /*keepdim=*/true).clamp_min(1e-10);
+    gains = (torch::pow(2.0, y) - 1) / idcg;  // [G, n]
     // Rank by score, padding last.
     const torch::Tensor s = torch::where(valid, scores.detach(),
                                          torch::full_like(scores, -std::numeric_limits<double>::infinity()));
@@ -47,7 +47,7 @@ torch::Tensor mse_loss(const torch::Tensor &scores, const torch::Tensor &labels,
 }
 
 torch::Tensor multi_head_loss(const torch::Tensor &scores, const torch::Tensor &labels, const torch::Tensor &valid,
-                              bool rank, double gain_base) {
+                              bool rank) {
   torch::Tensor total = torch::zeros({}, scores.options());
   for (int64_t k = 0; k < scores.size(2); ++k) {
     const torch::Tensor s = scores.select(2, k), y = labels.select(2, k), v = valid.select(2, k);
@@ -58,7 +58,7 @@ torch::Tensor multi_head_loss(const torch::Tensor &scores, const torch::Tensor &
     const torch::Tensor rows = (v.sum(1) >= 2).nonzero().squeeze(1);
     if (rows.numel() > 0)
       total = total + lambda_rank_loss(s.index_select(0, rows), y.index_select(0, rows), v.index_select(0, rows),
-                                       /*sigma=*/1.0, gain_base);
+                                       /*sigma=*/1.0);
   }
   return total;
 }
@@ -68,7 +68,7 @@ torch::Tensor multi_head_loss(const torch::Tensor &scores, const torch::Tensor &
 namespace {
 
 LossAndGradient with_autograd(const std::vector<double> &scores, const std::vector<double> &labels, bool rank,
-                              double sigma, double gain_base) {
+                              double sigma) {
   if (scores.size() != labels.size())
     throw std::invalid_argument("loss: " + std::to_string(scores.size()) + " scores but " +
                                 std::to_string(labels.size()) + " labels");
@@ -79,7 +79,7 @@ LossAndGradient with_autograd(const std::vector<double> &scores, const std::vect
   torch::Tensor s = torch::tensor(scores, f64).reshape({1, n}).requires_grad_(true);
   const torch::Tensor y = torch::tensor(labels, f64).reshape({1, n});
   const torch::Tensor valid = torch::ones({1, n}, torch::TensorOptions().dtype(torch::kBool));
-  const torch::Tensor loss = rank ? detail::lambda_rank_loss(s, y, valid, sigma, gain_base) : detail::mse_loss(s, y, valid);
+  const torch::Tensor loss = rank ? detail::lambda_rank_loss(s, y, valid, sigma) : detail::mse_loss(s, y, valid);
   loss.backward();
   out.loss = loss.item<double>();
   const torch::Tensor g = s.grad().reshape({n}).contiguous();
@@ -116,12 +116,12 @@ LossAndGradient multi_head_rank_loss_and_gradient(const std::vector<double> &sco
 }
 
 LossAndGradient lambda_rank_loss_and_gradient(const std::vector<double> &scores, const std::vector<double> &labels,
-                                              double sigma, double gain_base) {
-  return with_autograd(scores, labels, true, sigma, gain_base);
+                                              double sigma) {
+  return with_autograd(scores, labels, true, sigma);
 }
 
 LossAndGradient mse_loss_and_gradient(const std::vector<double> &scores, const std::vector<double> &labels) {
-  return with_autograd(scores, labels, false, 0.0, 0.0);
+  return with_autograd(scores, labels, false, 0.0);
 }
 
 }  // namespace tlp

@@ -7,8 +7,7 @@
 //   loss = sum over pairs (i, j) with label_i > label_j of
 //          |G_i - G_j| * |1/D_i - 1/D_j| * log2(1 + exp(-sigma * (s_i - s_j)))
 //
-// where G = (b^label - 1) / ideal DCG (the DCG of the records sorted by label; b
-// the gain base, the paper's 2) and
+// where G = (2^label - 1) / ideal DCG (the DCG of the records sorted by label) and
 // D_i = log2(1 + rank_i), rank_i being i's 1-based position when the records are
 // sorted by score, highest first. The NDCG weights are constants for the
 // gradient (the ranks move only by jumps). sigma = 1 as in the paper.
@@ -28,7 +27,7 @@ struct LossAndGradient {
 // The loss and its gradient by LibTorch's autograd (in double precision).
 // Throws std::invalid_argument when the sizes differ.
 LossAndGradient lambda_rank_loss_and_gradient(const std::vector<double> &scores, const std::vector<double> &labels,
-                                              double sigma = 1.0, double gain_base = 2.0);
+                                              double sigma = 1.0);
 LossAndGradient mse_loss_and_gradient(const std::vector<double> &scores, const std::vector<double> &labels);
 
 // MTL-TLP's loss over one group, with one score and one label per record and

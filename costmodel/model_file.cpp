@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "search/tlptune_version.h"
+
 namespace tlp {
 namespace {
 
@@ -51,8 +53,6 @@ json info_to_json(const TlpModelInfo &info) {
   j["featurizer"] = {{"seq_len", info.featurizer.seq_len},
                      {"emb_size", info.featurizer.emb_size},
                      {"scaling", feature_scaling_name(info.featurizer.scaling)},
-                     {"nest_rows", info.featurizer.nest_rows},
-                     {"workload_rows", info.featurizer.workload_rows},
                      {"tile_rows", info.featurizer.tile_rows},
                      {"split_tails", info.featurizer.split_tails},
                      {"named_loops", info.featurizer.named_loops}};
@@ -66,24 +66,51 @@ json info_to_json(const TlpModelInfo &info) {
   return j;
 }
 
-TlpModelInfo info_from_json(const json &j) {
+// Keys of an object that change what a model predicts: an unknown one means a
+// newer tlptune wrote the file, and reading past it would featurize wrongly.
+void refuse_unknown_keys(const json &object, std::initializer_list<const char *> known, const char *what) {
+  for (const auto &item : object.items()) {
+    bool found = false;
+    for (const char *k : known) found = found || item.key() == k;
+    if (!found)
+      throw ModelFileError(std::string("its ") + what + " has a setting '" + item.key() +
+                           "' that this tlptune does not know (written by a newer tlptune?)");
+  }
+}
+
+// Format 1 files left out the featurizer keys added after them (off), and
+// could ask for loop-nest or workload rows, which tlptune no longer has.
+void migrate_format_1(json &f) {
+  for (const char *removed : {"nest_rows", "workload_rows"}) {
+    if (f.value(removed, 0) != 0)
+      throw ModelFileError(std::string("it uses ") + removed + ", a feature this tlptune no longer has; retrain it");
+    f.erase(removed);
+  }
+  if (!f.contains("tile_rows")) f["tile_rows"] = 0;
+  if (!f.contains("split_tails")) f["split_tails"] = false;
+  if (!f.contains("named_loops")) f["named_loops"] = false;
+}
+
+TlpModelInfo info_from_json(json j, uint32_t version) {
   TlpModelInfo info;
   const json &a = j.at("architecture");
+  if (version == 1 && !a.contains("output_heads")) j["architecture"]["output_heads"] = 1;
+  refuse_unknown_keys(a, {"arch", "seq_len", "emb_size", "hidden", "heads", "output_heads"}, "architecture");
   info.network.arch = tlp_arch_from_name(a.at("arch").get<std::string>());
   info.network.seq_len = a.at("seq_len").get<int>();
   info.network.emb_size = a.at("emb_size").get<int>();
   info.network.hidden = a.at("hidden").get<int>();
   info.network.heads = a.at("heads").get<int>();
-  info.network.output_heads = a.value("output_heads", 1);
-  const json &f = j.at("featurizer");
+  info.network.output_heads = a.at("output_heads").get<int>();
+  json &f = j.at("featurizer");
+  if (version == 1) migrate_format_1(f);
+  refuse_unknown_keys(f, {"seq_len", "emb_size", "scaling", "tile_rows", "split_tails", "named_loops"}, "featurizer");
   info.featurizer.seq_len = f.at("seq_len").get<int>();
   info.featurizer.emb_size = f.at("emb_size").get<int>();
   info.featurizer.scaling = feature_scaling_from_name(f.at("scaling").get<std::string>());
-  info.featurizer.nest_rows = f.value("nest_rows", 0);  // files before loop-nest rows have none
-  info.featurizer.workload_rows = f.value("workload_rows", 0);  // nor these, before workload rows
-  info.featurizer.tile_rows = f.value("tile_rows", 0);  // nor these, before tile rows
-  info.featurizer.split_tails = f.value("split_tails", false);
-  info.featurizer.named_loops = f.value("named_loops", false);  // files before named loops have none
+  info.featurizer.tile_rows = f.at("tile_rows").get<int>();
+  info.featurizer.split_tails = f.at("split_tails").get<bool>();
+  info.featurizer.named_loops = f.at("named_loops").get<bool>();
   info.platform = j.at("platform").get<std::string>();
   info.platforms = j.value("platforms", std::vector<std::string>());
   const json &t = j.at("training");
@@ -149,9 +176,9 @@ Parsed parse(const std::string &path) {
   const uint32_t version = uint32_t(get_le(s, at, 4));
   at += 4;
   if (version > uint32_t(kTlpModelFormatVersion))
-    throw ModelFileError(name + " has format version " + std::to_string(version) +
-                         ", newer than this tlptune reads (up to " + std::to_string(kTlpModelFormatVersion) +
-                         "); upgrade tlptune or use a model written by this version");
+    throw ModelFileError(name + " has format version " + std::to_string(version) + ", written by a newer tlptune; " +
+                         "this tlptune (" + kTlptuneVersion + ") reads model formats 1 to " +
+                         std::to_string(kTlpModelFormatVersion) + ": upgrade tlptune or use a model written by this one");
   if (version < 1) throw ModelFileError(name + " has an invalid format version 0; the file is corrupt" + retrain);
   need(8, "metadata length");
   const uint64_t meta_len = get_le(s, at, 8);
@@ -177,9 +204,10 @@ Parsed parse(const std::string &path) {
     const json j = json::parse(meta);
     if (j.value("format", std::string()) != "tlptune-model")
       throw ModelFileError(name + " is not a tlptune model (its metadata has no tlptune-model tag)");
-    p.info = info_from_json(j);
-  } catch (const ModelFileError &) {
-    throw;
+    p.info = info_from_json(j, version);
+  } catch (const ModelFileError &e) {
+    if (std::string(e.what()).rfind(name, 0) == 0) throw;
+    throw ModelFileError(name + ": " + e.what());
   } catch (const std::exception &e) {
     throw ModelFileError(name + " has unreadable metadata (" + e.what() + ")" + retrain);
   }

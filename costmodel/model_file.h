@@ -25,7 +25,9 @@
 
 namespace tlp {
 
-constexpr int kTlpModelFormatVersion = 1;
+// 2: every featurizer and architecture key is written, and a reader refuses
+// keys it does not know; 1 is read by migrating it (model_file.cpp).
+constexpr int kTlpModelFormatVersion = 2;
 
 class ModelFileError : public std::runtime_error {
  public:

@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "costmodel/loop_nest_features.h"
+#include "costmodel/replayed_stage.h"
 
 namespace tlp {
 

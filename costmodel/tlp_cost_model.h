@@ -37,8 +37,8 @@ struct TlpCostModelOptions {
 
   // 2 epochs in batches of 64 (more steps than the offline 1024: an update sees
   // a few hundred records), one LibTorch thread, the paper's Adam settings otherwise.
-  // Measured on matmul 1024^3, 300 trials: 5 epochs over 512 records made the
-  // model 47% of a round's time; 2 over 256 make it under 10% (README, Results).
+  // Online updates must stay a small share of a round: 5 epochs over 512
+  // records took about half of it on a 1024^3 matmul, 2 over 256 under a tenth.
   static TrainOptions default_update() {
     TrainOptions t;
     t.epochs = 2;

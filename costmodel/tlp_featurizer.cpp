@@ -5,9 +5,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "costmodel/loop_nest_features.h"
+#include "costmodel/replayed_stage.h"
 #include "costmodel/tile_footprint_features.h"
-#include "costmodel/workload_features.h"
 #include "search/loop_state.h"
 
 namespace tlp {
@@ -24,9 +23,8 @@ void check_featurizer_options(const FeaturizerOptions &o) {
   if (o.seq_len < 1 || o.emb_size < 1)
     throw std::invalid_argument("the feature matrix must have at least one row and column (seq_len " +
                                 std::to_string(o.seq_len) + ", emb_size " + std::to_string(o.emb_size) + ")");
-  if (o.nest_rows < 0 || o.workload_rows < 0 || o.tile_rows < 0 || o.step_rows() < 1)
-    throw std::invalid_argument("nest_rows " + std::to_string(o.nest_rows) + ", workload_rows " +
-                                std::to_string(o.workload_rows) + " and tile_rows " + std::to_string(o.tile_rows) +
+  if (o.tile_rows < 0 || o.step_rows() < 1)
+    throw std::invalid_argument("tile_rows " + std::to_string(o.tile_rows) +
                                 " must be at least 0 and leave rows of seq_len " + std::to_string(o.seq_len) +
                                 " for the steps");
 }
@@ -127,7 +125,7 @@ void write_step_rows(const Schedule &schedule, const FeaturizerOptions &o, float
   const size_t rows = std::min(schedule.steps.size(), size_t(o.step_rows()));
   for (size_t r = 0; r < rows; ++r) {
     const Step &s = schedule.steps[r];
-    float *row = m + (size_t(o.workload_rows) + r) * size_t(o.emb_size);
+    float *row = m + r * size_t(o.emb_size);
     const int kind = static_cast<int>(s.kind);
     if (kind < o.emb_size) row[kind] = 1.0f;
     int col = kNumStepKinds;
@@ -145,14 +143,14 @@ void write_step_rows(const Schedule &schedule, const FeaturizerOptions &o, float
 }
 
 // What replaying the schedule on the operator tells: each step row's named-loop
-// values (written into its last columns as the steps apply), then the tile and
-// nest rows of the loop nest built. One replay serves all three. A schedule
-// that does not replay (a log of an older space) keeps the named-loop values it
-// got up to the step that failed, and empty tile and nest rows.
+// values (written into its last columns as the steps apply), then the tile
+// rows of the loop nest built. One replay serves both. A schedule that does not
+// replay (a log of an older space) keeps the named-loop values it got up to the
+// step that failed, and empty tile rows.
 void write_replayed_features(const Schedule &schedule, const FeaturizerOptions &o, const ComputeDag &dag, float *m) {
   LoopState state(dag);
   const size_t step_rows = size_t(o.step_rows());
-  const bool whole_nest = o.tile_rows > 0 || o.nest_rows > 0;  // else the steps past the rows matter not
+  const bool whole_nest = o.tile_rows > 0;  // else the steps past the rows matter not
   const size_t replayed = whole_nest ? schedule.steps.size() : std::min(schedule.steps.size(), step_rows);
   for (size_t r = 0; r < replayed; ++r) {
     const Step &s = schedule.steps[r];
@@ -164,14 +162,11 @@ void write_replayed_features(const Schedule &schedule, const FeaturizerOptions &
     if (!o.named_loops || r >= step_rows) continue;
     const std::vector<float> values = named_loop_values(s, state, o);
     if (kNumStepKinds + int(values.size()) > o.emb_size) continue;
-    float *row = m + (size_t(o.workload_rows) + r + 1) * size_t(o.emb_size) - values.size();
+    float *row = m + (r + 1) * size_t(o.emb_size) - values.size();
     std::copy(values.begin(), values.end(), row);
   }
   if (!whole_nest) return;
-  const size_t tile_start = size_t(o.workload_rows) + step_rows;
-  if (o.tile_rows > 0) write_tile_rows(state, o.tile_rows, o.emb_size, m + tile_start * size_t(o.emb_size));
-  if (o.nest_rows > 0)
-    write_loop_nest_rows(state, o.nest_rows, o.emb_size, m + (tile_start + size_t(o.tile_rows)) * size_t(o.emb_size));
+  write_tile_rows(state, o.tile_rows, o.emb_size, m + step_rows * size_t(o.emb_size));
 }
 
 }  // namespace
@@ -183,7 +178,6 @@ std::vector<float> featurize(const Schedule &schedule, const FeaturizerOptions &
     if (!dag)
       throw std::invalid_argument("this featurizer describes the operator or its loop nest, "
                                   "and needs the operator's DAG");
-    if (o.workload_rows > 0) write_workload_rows(*dag, o.workload_rows, o.emb_size, m.data());
     write_replayed_features(schedule, o, *dag, m.data());
   }
   return m;

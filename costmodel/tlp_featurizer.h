@@ -8,14 +8,10 @@
 // not differ by three orders of magnitude.
 //
 // Improved modes of ours, not the paper's: split_tails adds two values to each
-// split's row (below). Three more need the operator's ComputeDAG: named_loops
-// adds two values to the rows of steps that name a loop (below); with
-// workload_rows > 0 the first rows describe the operator
-// (costmodel/workload_features.h), and with nest_rows > 0 the last nest_rows
-// rows describe the loop nest the schedule builds on it
-// (costmodel/loop_nest_features.h). With tile_rows > 0 the rows just before
-// those describe the memory the main computation's loops touch
-// (costmodel/tile_footprint_features.h). The steps get the rows in between.
+// split's row (below). Two more need the operator's ComputeDAG: named_loops
+// adds values to the rows of steps that name a loop (below), and with
+// tile_rows > 0 the last rows describe the memory the main computation's loops
+// touch (costmodel/tile_footprint_features.h). The steps get the rows before.
 #pragma once
 
 #include <functional>
@@ -33,9 +29,7 @@ struct FeaturizerOptions {
   int seq_len = 25;
   int emb_size = 22;
   FeatureScaling scaling = FeatureScaling::Raw;
-  int nest_rows = 0;      // of seq_len; 0: the paper's steps-only matrix
-  int workload_rows = 0;  // of seq_len; 0: the paper's steps-only matrix
-  int tile_rows = 0;      // of seq_len; 0: the paper's steps-only matrix
+  int tile_rows = 0;  // of seq_len; 0: the paper's steps-only matrix
   // Ours: a split's row also says whether its factors leave a tail (the last
   // two columns: 1 when some level does not divide evenly, and the share of
   // iterations the tiling adds, written over any field that reaches them). From
@@ -52,12 +46,12 @@ struct FeaturizerOptions {
   // the target's loops compute the stage, and the region each time.
   bool named_loops = false;
 
-  int step_rows() const { return seq_len - nest_rows - workload_rows - tile_rows; }
-  bool needs_dag() const { return nest_rows > 0 || workload_rows > 0 || tile_rows > 0 || named_loops; }
+  int step_rows() const { return seq_len - tile_rows; }
+  bool needs_dag() const { return tile_rows > 0 || named_loops; }
 };
 
-// Throws std::invalid_argument when the sizes are not positive or nest_rows,
-// workload_rows and tile_rows leave no row for the steps.
+// Throws std::invalid_argument when the sizes are not positive or tile_rows
+// leave no row for the steps.
 void check_featurizer_options(const FeaturizerOptions &options);
 
 const char *feature_scaling_name(FeatureScaling s);
@@ -77,7 +71,7 @@ const ComputeDag *dag_for_features(const FeaturizerOptions &options, const DagLo
 // seq_len * emb_size values, row-major (row = step). `dag` is the operator the
 // schedule applies to; options.needs_dag() makes it required (invalid_argument
 // without it). A schedule that does not replay on the DAG (a log of an older
-// schedule space) gets empty loop-nest rows.
+// schedule space) gets empty tile rows.
 std::vector<float> featurize(const Schedule &schedule, const FeaturizerOptions &options,
                              const ComputeDag *dag = nullptr);
 

@@ -6,7 +6,6 @@
 //
 //   tlp_score_bench [--n N] [--dag 0|1|2 (matmul, dense+bias+relu, conv)] [--archs attention,lstm,transformer] [--paths fast,torch]
 //                   [--chunks 64,256,1024] [--threads 1,2] [--min-seconds S] [--train]
-//                   [--nest-rows N (loop-nest rows after the 25 step rows, 34 values wide)]
 //                   [--tile-rows N (tile rows after the 25 step rows; tile_footprint_features.h)]
 //                   [--hidden 256,128,64 (widths to compare; default: 128, the default network's; the paper: 256)]
 //                   [--split-tails] [--named-loops] (our improved step features; see tlp_featurizer.h)
@@ -146,7 +145,7 @@ int main(int argc, char **argv) {
   double min_seconds = 1.0;
   bool train = false;
   int dag = 1;
-  int nest_rows = 0, tile_rows = 0;
+  int tile_rows = 0;
   bool named_loops = false, split_tails = false;
   std::vector<int> hiddens = {TlpNetworkConfig{}.hidden};
   for (int i = 1; i < argc; ++i) {
@@ -166,7 +165,6 @@ int main(int argc, char **argv) {
     else if (a == "--min-seconds") min_seconds = std::stod(next());
     else if (a == "--train") train = true;
     else if (a == "--dag") dag = std::stoi(next());
-    else if (a == "--nest-rows") nest_rows = std::stoi(next());
     else if (a == "--tile-rows") tile_rows = std::stoi(next());
     else if (a == "--hidden") hiddens = ints(next());
     else if (a == "--named-loops") named_loops = true;
@@ -177,12 +175,7 @@ int main(int argc, char **argv) {
     }
   }
 
-  FeaturizerOptions fo;  // the paper's CPU shape, 25 x 22, unless loop-nest rows are added
-  if (nest_rows > 0) {
-    fo.seq_len += nest_rows;
-    fo.nest_rows = nest_rows;
-    fo.emb_size = kNumStepKinds + 22;
-  }
+  FeaturizerOptions fo;  // the paper's CPU shape, 25 x 22, plus any tile rows
   fo.seq_len += tile_rows;
   fo.tile_rows = tile_rows;
   fo.named_loops = named_loops;
@@ -201,9 +194,9 @@ int main(int argc, char **argv) {
     std::copy(m.begin(), m.end(), features.begin() + i * per);
   }
   const double feat_s = since(t0);
-  std::printf("%zu schedules (sampled in %.2f s), %.1f steps on average (of %d step rows, %d loop-nest rows, %d tile rows); load average "
+  std::printf("%zu schedules (sampled in %.2f s), %.1f steps on average (of %d step rows, %d tile rows); load average "
               "%s\n",
-              n, sample_s, steps / double(n), fo.step_rows(), fo.nest_rows, fo.tile_rows, load_average().c_str());
+              n, sample_s, steps / double(n), fo.step_rows(), fo.tile_rows, load_average().c_str());
   std::printf("featurization alone: %.0f schedules/s (1 thread)\n", double(n) / feat_s);
   for (size_t c : {64, 256, 1024, 4096})
     std::printf("distinct step rows in chunks of %zu: %.1f%%\n", c,

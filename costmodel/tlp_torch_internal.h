@@ -65,18 +65,17 @@ torch::Tensor real_step_mask(const torch::Tensor &x);
 
 // LambdaRank over groups (one row per group, padded): scores, labels [G, n],
 // valid bool [G, n]. Per group: the sum over pairs (i, j) with label_i > label_j of
-// |dG| * |1/D_i - 1/D_j| * log2(1 + exp(-sigma (s_i - s_j))), where G = (b^label
-// - 1) / ideal DCG (b = gain_base; the paper's 2) and D = log2(1 + rank by
-// score). The ranks and weights are constants for autograd. Returns the mean
+// |dG| * |1/D_i - 1/D_j| * log2(1 + exp(-sigma (s_i - s_j))), where G = (2^label
+// - 1) / ideal DCG and D = log2(1 + rank by score). The ranks and weights are constants for autograd. Returns the mean
 // over groups.
 torch::Tensor lambda_rank_loss(const torch::Tensor &scores, const torch::Tensor &labels, const torch::Tensor &valid,
-                               double sigma = 1.0, double gain_base = 2.0);
+                               double sigma = 1.0);
 
 // Per head of MTL-TLP: scores, labels and valid [G, n, heads]. Each head's loss
 // over its valid entries (rank: the mean over the groups with at least two of
 // them), summed over the heads.
 torch::Tensor multi_head_loss(const torch::Tensor &scores, const torch::Tensor &labels, const torch::Tensor &valid,
-                              bool rank, double gain_base = 2.0);
+                              bool rank);
 
 // Mean squared error over the valid entries.
 torch::Tensor mse_loss(const torch::Tensor &scores, const torch::Tensor &labels, const torch::Tensor &valid);

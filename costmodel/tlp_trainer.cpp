@@ -193,13 +193,13 @@ BatchTensors batch_tensors(const Batch &b) {
 // scores, labels and which labels exist, all [B, heads], laid out as the batch's
 // groups [G, width, heads] (padding is not valid).
 torch::Tensor batch_loss(const torch::Tensor &scores, const torch::Tensor &labels, const torch::Tensor &labeled,
-                         const BatchTensors &bt, TlpLoss loss, double gain_base) {
+                         const BatchTensors &bt, TlpLoss loss) {
   const int64_t P = scores.size(1);
   auto grouped = [&](const torch::Tensor &v) {
     return torch::cat({v, torch::zeros({1, P}, v.options())}).index_select(0, bt.slot).reshape({bt.groups, bt.width, P});
   };
   const torch::Tensor valid = grouped(labeled) & bt.valid.unsqueeze(2);
-  return detail::multi_head_loss(grouped(scores), grouped(labels), valid, loss == TlpLoss::Rank, gain_base);
+  return detail::multi_head_loss(grouped(scores), grouped(labels), valid, loss == TlpLoss::Rank);
 }
 
 // The packed steps of some records of f.
@@ -228,13 +228,13 @@ torch::Tensor score_all(detail::TlpNetModule &m, const Flat &f, int head = 0, in
 
 // Evaluation loss from precomputed scores: the mean over groups (rank) or over
 // records (MSE), with groups made as in training but unshuffled.
-double loss_of_scores(const torch::Tensor &scores, const Flat &f, TlpLoss loss, int batch, double gain_base) {
+double loss_of_scores(const torch::Tensor &scores, const Flat &f, TlpLoss loss, int batch) {
   torch::NoGradGuard no_grad;
   double total = 0, weight = 0;
   for (const Batch &b : make_batches(f, loss, batch, nullptr)) {
     const BatchTensors bt = batch_tensors(b);
     const double l = batch_loss(scores.index_select(0, bt.index), f.y.index_select(0, bt.index),
-                                f.labeled.index_select(0, bt.index), bt, loss, gain_base)
+                                f.labeled.index_select(0, bt.index), bt, loss)
                          .item<double>();
     const double w = loss == TlpLoss::Rank ? double(bt.groups) : double(bt.records);
     total += l * w;
@@ -267,30 +267,6 @@ void check_sizes(const TlpNetwork &net, const FeaturizerOptions &fo) {
 }  // namespace
 
 namespace {
-
-// A running mean of the weights of several epochs: one epoch's weights are a
-// noisy pick on a small validation split, their mean is smoother.
-class WeightAverage {
- public:
-  explicit WeightAverage(const std::vector<torch::Tensor> &params) {
-    torch::NoGradGuard no_grad;
-    for (const torch::Tensor &p : params) sum_.push_back(torch::zeros_like(p, torch::kDouble));
-  }
-  void add(const std::vector<torch::Tensor> &params) {
-    torch::NoGradGuard no_grad;
-    for (size_t i = 0; i < params.size(); ++i) sum_[i].add_(params[i].detach().to(torch::kDouble));
-    ++count_;
-  }
-  int count() const { return count_; }
-  void assign_to(const std::vector<torch::Tensor> &params) const {
-    torch::NoGradGuard no_grad;
-    for (size_t i = 0; i < params.size(); ++i) params[i].copy_(sum_[i] / double(count_));
-  }
-
- private:
-  std::vector<torch::Tensor> sum_;
-  int count_ = 0;
-};
 
 // An exponential moving average of the weights, updated after every optimizer
 // step. On a small dataset one epoch's weights jump around (validation loss
@@ -328,113 +304,122 @@ class WeightEma {
   std::vector<torch::Tensor> shadow_;
 };
 
-void set_learning_rate(torch::optim::Adam &adam, double lr) {
-  for (auto &group : adam.param_groups()) static_cast<torch::optim::AdamOptions &>(group.options()).lr(lr);
+// What one training run works on: the flattened splits and the options.
+// `va` (the tasks `val`) is scored by head `val_head` for the top-k scores;
+// the validation loss that picks the weights is over `va_all`, all heads, when
+// given (MTL), else over `va`.
+struct TrainingData {
+  const Flat &tr;
+  const Flat &va;
+  const std::vector<TlpTask> &val;
+  int val_head;
+  const Flat *va_all;
+  bool judged() const { return va_all ? va_all->n > 0 : va.n > 0; }
+};
+
+// The loss that picks the weights; `va_scores` reuses the target's scores when at hand.
+double picking_loss(detail::TlpNetModule &m, const TrainingData &d, const TrainOptions &o,
+                    const torch::Tensor *va_scores) {
+  if (d.va_all) return loss_of_scores(score_all(m, *d.va_all, -1), *d.va_all, o.loss, o.batch);
+  return loss_of_scores(va_scores ? *va_scores : score_all(m, d.va, d.val_head), d.va, o.loss, o.batch);
 }
 
-// The training loop shared by TLP and MTL-TLP: `tr` has a label column per head,
-// `va` (the tasks `val`) one, scored by head `val_head` for the top-k scores.
-// The validation loss that picks the weights is over `va_all`, all heads, when
-// given (MTL), else over `va`.
-TrainResult train_flat(TlpNetwork &net, const Flat &tr, const Flat &va, const std::vector<TlpTask> &val, int val_head,
-                       const Flat *va_all, const TrainOptions &o, Clock::time_point start) {
-  if (tr.n == 0) throw std::invalid_argument("no training records: the training split is empty");
+// One pass over the training records; returns the mean batch loss. The moving
+// average (when kept) follows every optimizer step.
+double train_one_epoch(detail::TlpNetModule &m, torch::optim::Adam &adam, const Flat &tr, const TrainOptions &o,
+                       std::mt19937_64 &rng, std::unique_ptr<WeightEma> &ema) {
+  m->train();
+  double sum = 0;
+  int steps = 0;
+  const std::vector<Batch> batches = make_batches(tr, o.loss, o.batch, &rng);
+  if (o.ema_epochs > 0 && !ema) ema = std::make_unique<WeightEma>(m->parameters(), o.ema_epochs * batches.size());
+  for (const Batch &b : batches) {
+    const BatchTensors bt = batch_tensors(b);
+    const torch::Tensor scores = m->forward_packed_heads(pack(tr, bt.records_in_order));
+    const torch::Tensor loss =
+        batch_loss(scores, tr.y.index_select(0, bt.index), tr.labeled.index_select(0, bt.index), bt, o.loss);
+    // A batch with no pair to rank (one record of a task, or all of them equal)
+    // has a constant loss: nothing to learn from it.
+    if (!loss.requires_grad()) continue;
+    adam.zero_grad();
+    loss.backward();
+    if (o.grad_clip > 0) torch::nn::utils::clip_grad_norm_(m->parameters(), o.grad_clip);
+    adam.step();
+    if (ema) ema->update(m->parameters());
+    sum += loss.item<double>();
+    ++steps;
+  }
+  return steps ? sum / steps : 0.0;
+}
+
+// Validation loss and top-k scores of the weights in place.
+void judge_epoch(detail::TlpNetModule &m, const TrainingData &d, const TrainOptions &o, EpochReport &rep) {
+  m->eval();
+  if (d.va.n > 0) {
+    const torch::Tensor s = score_all(m, d.va, d.val_head);
+    if (d.judged()) rep.val_loss = picking_loss(m, d, o, &s);
+    const std::vector<TopkTask> tk = topk_tasks(s, d.va, d.val, {});
+    rep.val_top1 = topk_score(tk, 1);
+    rep.val_top5 = topk_score(tk, 5);
+  } else if (d.judged()) {
+    rep.val_loss = picking_loss(m, d, o, nullptr);
+  }
+}
+
+std::vector<torch::Tensor> copy_of(const std::vector<torch::Tensor> &params) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> out;
+  for (const torch::Tensor &p : params) out.push_back(p.detach().clone());
+  return out;
+}
+
+void assign(const std::vector<torch::Tensor> &params, const std::vector<torch::Tensor> &values) {
+  torch::NoGradGuard no_grad;
+  for (size_t i = 0; i < params.size(); ++i) params[i].copy_(values[i]);
+}
+
+// The training loop shared by TLP and MTL-TLP. The weights kept are the best
+// validation epoch's (judged on the moving average when there is one), or the
+// last epoch's without validation data.
+TrainResult train_flat(TlpNetwork &net, const TrainingData &d, const TrainOptions &o, Clock::time_point start) {
+  if (d.tr.n == 0) throw std::invalid_argument("no training records: the training split is empty");
   TrainResult result;
-  result.train_records = size_t(tr.n);
-  result.val_records = size_t(va.n);
-  result.train_tasks = tr.task_range.size();
-  result.val_tasks = val.size();
+  result.train_records = size_t(d.tr.n);
+  result.val_records = size_t(d.va.n);
+  result.train_tasks = d.tr.task_range.size();
+  result.val_tasks = d.val.size();
 
   detail::TlpNetModule &m = net.impl().module;
   torch::manual_seed(o.seed);
   std::mt19937_64 rng(o.seed ^ 0x5eedull);
   torch::optim::Adam adam(m->parameters(), torch::optim::AdamOptions(o.lr).weight_decay(o.weight_decay));
-
-  std::vector<torch::Tensor> best;  // copies of the best weights
-  auto keep_best = [&]() {
-    torch::NoGradGuard no_grad;
-    best.clear();
-    for (const torch::Tensor &p : m->parameters()) best.push_back(p.detach().clone());
-  };
-  // The loss that picks the weights: over every head's validation records
-  // (MTL) or the target's; `va_scores` reuses the target's scores when at hand.
-  const bool judged = va_all ? va_all->n > 0 : va.n > 0;
-  auto picking_loss = [&](const torch::Tensor *va_scores) {
-    if (va_all) return loss_of_scores(score_all(m, *va_all, -1), *va_all, o.loss, o.batch, o.rank_gain_base);
-    return loss_of_scores(va_scores ? *va_scores : score_all(m, va, val_head), va, o.loss, o.batch,
-                          o.rank_gain_base);
-  };
-  const Flat watched = o.watch ? flatten(*o.watch, net.config(), "watched") : Flat{};
-  int since_best = 0;
-  WeightAverage average(m->parameters());
+  std::vector<torch::Tensor> best;
   std::unique_ptr<WeightEma> ema;
+  int since_best = 0;
   for (int epoch = 1; epoch <= o.epochs; ++epoch) {
     const auto t0 = Clock::now();
-    const double lr = o.cosine_lr ? o.lr * 0.5 * (1.0 + std::cos(M_PI * double(epoch - 1) / double(o.epochs))) : o.lr;
-    set_learning_rate(adam, lr);
-    m->train();
-    double sum = 0;
-    int steps = 0;
-    const std::vector<Batch> batches = make_batches(tr, o.loss, o.batch, &rng);
-    if (o.ema_epochs > 0 && !ema) ema = std::make_unique<WeightEma>(m->parameters(), o.ema_epochs * batches.size());
-    for (const Batch &b : batches) {
-      const BatchTensors bt = batch_tensors(b);
-      const torch::Tensor scores = m->forward_packed_heads(pack(tr, bt.records_in_order));
-      const torch::Tensor loss =
-          batch_loss(scores, tr.y.index_select(0, bt.index), tr.labeled.index_select(0, bt.index), bt, o.loss,
-                     o.rank_gain_base);
-      // A batch with no pair to rank (one record of a task, or all of them equal)
-      // has a constant loss: nothing to learn from it.
-      if (!loss.requires_grad()) continue;
-      adam.zero_grad();
-      loss.backward();
-      if (o.grad_clip > 0) torch::nn::utils::clip_grad_norm_(m->parameters(), o.grad_clip);
-      adam.step();
-      if (ema) ema->update(m->parameters());
-      sum += loss.item<double>();
-      ++steps;
-    }
-    net.impl().weights_changed();
-    if (o.average_from > 0 && epoch >= o.average_from) average.add(m->parameters());
-    // Judged, kept and reported below: the moving average in place of the live
-    // weights, which come back before the next epoch trains on.
-    if (ema) {
-      ema->swap_with(m->parameters());
-      net.impl().weights_changed();
-    }
-    m->eval();
     EpochReport rep;
     rep.epoch = epoch;
-    rep.lr = lr;
-    rep.train_loss = steps ? sum / steps : 0.0;
-    if (va.n > 0) {
-      const torch::Tensor s = score_all(m, va, val_head);
-      if (judged) rep.val_loss = picking_loss(&s);
-      const std::vector<TopkTask> tk = topk_tasks(s, va, val, {});
-      rep.val_top1 = topk_score(tk, 1);
-      rep.val_top5 = topk_score(tk, 5);
-    } else if (judged) rep.val_loss = picking_loss(nullptr);
-    if (watched.n > 0) {
-      const std::vector<TopkTask> tk = topk_tasks(score_all(m, watched, val_head), watched, *o.watch, {});
-      rep.watch_top1 = topk_score(tk, 1);
-      rep.watch_top5 = topk_score(tk, 5);
-    }
-    if (judged) {
-      rep.best = std::isfinite(rep.val_loss) && (result.best_epoch == 0 || rep.val_loss < result.best_val_loss);
-    } else {
-      rep.best = true;  // without validation data the last epoch is kept
-    }
+    rep.lr = o.lr;
+    rep.train_loss = train_one_epoch(m, adam, d.tr, o, rng, ema);
+    // Judged and kept below: the moving average in place of the live weights,
+    // which come back before the next epoch trains on.
+    if (ema) ema->swap_with(m->parameters());
+    net.impl().weights_changed();
+    judge_epoch(m, d, o, rep);
+    // Without validation data the last epoch is kept.
+    rep.best = !d.judged() ||
+               (std::isfinite(rep.val_loss) && (result.best_epoch == 0 || rep.val_loss < result.best_val_loss));
     if (rep.best) {
       result.best_epoch = epoch;
       result.best_val_loss = rep.val_loss;
-      if (judged) keep_best();
+      if (d.judged()) best = copy_of(m->parameters());
       since_best = 0;
     } else {
       ++since_best;
     }
-    // Without validation the last epoch's weights are kept (and nothing stops
-    // early): after it the average stays in place.
-    if (ema && (judged || epoch < o.epochs)) {
+    // Without validation the average stays in place after the last epoch.
+    if (ema && (d.judged() || epoch < o.epochs)) {
       ema->swap_with(m->parameters());
       net.impl().weights_changed();
     }
@@ -446,23 +431,7 @@ TrainResult train_flat(TlpNetwork &net, const Flat &tr, const Flat &va, const st
       break;
     }
   }
-  if (average.count() > 0) {
-    // The average of the late epochs' weights, kept when validation prefers it
-    // to the best single epoch (or when there is no validation data).
-    average.assign_to(m->parameters());
-    net.impl().weights_changed();
-    const double loss = judged ? picking_loss(nullptr) : std::numeric_limits<double>::quiet_NaN();
-    result.average_val_loss = loss;
-    if (!judged || (std::isfinite(loss) && !(loss >= result.best_val_loss))) {
-      result.averaged_epochs = average.count();
-      best.clear();
-    }
-  }
-  if (!best.empty()) {
-    torch::NoGradGuard no_grad;
-    const auto params = m->parameters();
-    for (size_t i = 0; i < params.size(); ++i) params[i].copy_(best[i]);
-  }
+  if (!best.empty()) assign(m->parameters(), best);
   net.impl().weights_changed();
   result.wall_seconds = since(start);
   return result;
@@ -482,8 +451,8 @@ TrainResult train_tlp(TlpNetwork &net, const std::vector<TlpTask> &train, const 
   check_options(net, o);
   if (net.config().output_heads != 1)
     throw std::invalid_argument("a network with several output heads trains on MTL tasks (train_mtl)");
-  return train_flat(net, flatten(train, net.config(), "training"), flatten(val, net.config(), "validation"), val, 0,
-                    nullptr, o, start);
+  const Flat tr = flatten(train, net.config(), "training"), va = flatten(val, net.config(), "validation");
+  return train_flat(net, TrainingData{tr, va, val, 0, nullptr}, o, start);
 }
 
 TrainResult train_mtl(TlpNetwork &net, const std::vector<MtlTask> &train, const std::vector<MtlTask> &val_all,
@@ -494,15 +463,15 @@ TrainResult train_mtl(TlpNetwork &net, const std::vector<MtlTask> &train, const 
     throw std::invalid_argument("validation head " + std::to_string(val_head) + " of a network with " +
                                 std::to_string(net.config().output_heads) + " heads");
   const Flat all = flatten(val_all, net.config(), "validation");
-  return train_flat(net, flatten(train, net.config(), "training"), flatten(val, net.config(), "validation"), val,
-                    val_head, &all, o, start);
+  const Flat tr = flatten(train, net.config(), "training"), va = flatten(val, net.config(), "validation");
+  return train_flat(net, TrainingData{tr, va, val, val_head, &all}, o, start);
 }
 
 double evaluate_loss(TlpNetwork &net, const std::vector<TlpTask> &tasks, TlpLoss loss, int batch) {
   const Flat f = flatten(tasks, net.config(), "evaluation");
   if (f.n == 0) return 0.0;
   net.impl().module->eval();
-  return loss_of_scores(score_all(net.impl().module, f), f, loss, batch, /*gain_base=*/2.0);
+  return loss_of_scores(score_all(net.impl().module, f), f, loss, batch);
 }
 
 std::vector<TopkTask> predict_tasks(TlpNetwork &net, const std::vector<TlpTask> &tasks,

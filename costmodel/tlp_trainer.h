@@ -6,7 +6,8 @@
 // only ever compares records of the same task; groups are packed into batches of
 // up to `batch` records. With MSE a batch is any `batch` records. The weights kept
 // are those of the epoch with the best validation loss (or the last epoch's when
-// there is no validation data), or an average of late epochs (average_from).
+// there is no validation data); with ema_epochs, of a moving average of the
+// weights rather than the epoch's own.
 #pragma once
 
 #include <cstddef>
@@ -35,8 +36,6 @@ struct EpochReport {
   double val_loss = std::numeric_limits<double>::quiet_NaN();  // NaN without validation data
   double val_top1 = std::numeric_limits<double>::quiet_NaN();  // top-k scores on validation
   double val_top5 = std::numeric_limits<double>::quiet_NaN();
-  double watch_top1 = std::numeric_limits<double>::quiet_NaN();  // top-k scores on TrainOptions::watch
-  double watch_top5 = std::numeric_limits<double>::quiet_NaN();
   double lr = 0;       // the learning rate of this epoch's steps
   double seconds = 0;  // this epoch's wall time
   bool best = false;   // these weights are the best so far
@@ -47,10 +46,6 @@ struct TrainOptions {
   int hidden = TlpNetworkConfig{}.hidden;  // its width and attention heads (the paper's)
   int heads = TlpNetworkConfig{}.heads;
   TlpLoss loss = TlpLoss::Rank;
-  // LambdaRank's gain of a record is rank_gain_base^label - 1 (the paper: 2).
-  // A larger base weighs the pairs among the fastest schedules more, and so
-  // the top-1 pick; labels are in [0, 1], so 2 is nearly linear.
-  double rank_gain_base = 2.0;
   int epochs = 50;
   int batch = 1024;  // records per step
   double lr = 7e-4;
@@ -60,32 +55,18 @@ struct TrainOptions {
   int threads = 0;         // LibTorch intra-op threads; 0 leaves the current setting
   FeaturizerOptions featurizer;
   int patience = 0;  // stop after this many epochs without a better validation loss; 0: never
-  // From this epoch on (1-based), the weights after each epoch are averaged; at
-  // the end the average replaces the best epoch's weights when its validation
-  // loss is no worse (always, without validation data). 0: no averaging.
-  int average_from = 0;
-  // The learning rate falls from lr to 0 along half a cosine over `epochs`
-  // (early stopping may end sooner), so the last epochs take small steps; false
-  // keeps lr constant, as the paper does.
-  bool cosine_lr = false;
   // > 0: the weights judged on validation, kept and returned are an exponential
   // moving average of the weights after each step, with a time constant of this
   // many epochs; 0: the weights of the epoch itself.
   double ema_epochs = 0;
   std::function<void(const EpochReport &)> on_epoch;  // called after every epoch
-  // Tasks scored after every epoch for study only (e.g. the held-out test split,
-  // to see which picking rule would have served it): their top-k scores go into
-  // the reports and never pick weights or stop training. Not owned.
-  const std::vector<TlpTask> *watch = nullptr;
 };
 
 struct TrainResult {
   std::vector<EpochReport> history;
-  int best_epoch = 0;  // 1-based; the best validation epoch, whose weights were kept unless averaged_epochs > 0
+  int best_epoch = 0;  // 1-based; the best validation epoch, whose weights were kept
   double best_val_loss = std::numeric_limits<double>::quiet_NaN();
   bool stopped_early = false;
-  int averaged_epochs = 0;  // epochs in the kept weight average; 0: the best epoch's weights were kept
-  double average_val_loss = std::numeric_limits<double>::quiet_NaN();  // validation loss of the average
   double wall_seconds = 0;
   size_t train_records = 0, val_records = 0;
   size_t train_tasks = 0, val_tasks = 0;

@@ -14,6 +14,7 @@
 #include "measure/ptxas.h"
 #include "measure/worker_process.h"
 #include "search/schedule.h"
+#include "measure/timing_protocol.h"
 
 namespace tlp {
 
@@ -34,7 +35,7 @@ struct BuildResult {
 
 struct BuilderOptions {
   int workers = 2;
-  double timeout_seconds = 60;
+  double timeout_seconds = kDefaultBuildTimeout;
   std::string runtime_object;        // Halide's runtime for the target, built once (see compile_runtime_object)
   std::vector<std::string> worker_argv;  // default: tlptune-build-worker next to this executable
   std::string stderr_path;           // the workers' stderr (Halide's messages); inherited if empty

@@ -4,7 +4,6 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -18,9 +17,9 @@
 #include <nlohmann/json.hpp>
 
 #include "measure/cpu_interference.h"
-#include "measure/generated_task_data.h"
 #include "measure/measure_error.h"
 #include "measure/median.h"
+#include "measure/timing_protocol.h"
 
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
               "task files are little-endian float32 and are read as-is");
@@ -74,11 +73,8 @@ class BadJob : public std::runtime_error {
 
 struct Job {
   std::string artifact, entry, data_dir;
-  int warmup = 1;
-  int min_repeats = 3;
-  int max_repeats = 50;
-  double min_seconds = 0.2;
-  double rtol = 1e-3;
+  TimingOptions timing;
+  double rtol = kDefaultRtol;
   int threads = 0;
   std::string device;  // "" (CPU) or "cuda"
 };
@@ -102,11 +98,11 @@ Job parse_job(const json &j) {
   job.artifact = job_field<std::string>(j, "artifact", "", true);
   job.entry = job_field<std::string>(j, "entry", "", true);
   job.data_dir = job_field<std::string>(j, "data_dir", "", true);
-  job.warmup = std::max(0, job_field<int>(j, "warmup", job.warmup, false));
-  job.min_repeats = std::max(1, job_field<int>(j, "min_repeats", job.min_repeats, false));
-  // max_repeats caps the count even below min_repeats: it is the hard limit.
-  job.max_repeats = std::max(1, job_field<int>(j, "max_repeats", job.max_repeats, false));
-  job.min_seconds = job_field<double>(j, "min_seconds", job.min_seconds, false);
+  TimingOptions &t = job.timing;
+  t.warmup = std::max(0, job_field<int>(j, "warmup", t.warmup, false));
+  t.min_repeats = std::max(1, job_field<int>(j, "min_repeats", t.min_repeats, false));
+  t.max_repeats = std::max(1, job_field<int>(j, "max_repeats", t.max_repeats, false));
+  t.min_seconds = job_field<double>(j, "min_seconds", t.min_seconds, false);
   job.rtol = job_field<double>(j, "rtol", job.rtol, false);
   job.threads = job_field<int>(j, "threads", job.threads, false);
   job.device = job_field<std::string>(j, "device", job.device, false);
@@ -138,102 +134,6 @@ struct Result {
     return j.dump(-1, ' ', false, json::error_handler_t::replace);
   }
 };
-
-// ---------------------------------------------------------------------------
-// Task data.
-
-int64_t element_count(const std::vector<int32_t> &shape) {
-  int64_t n = 1;
-  for (int32_t e : shape) n *= e;
-  return n;
-}
-
-std::string join_path(const std::string &dir, const std::string &file) {
-  if (!file.empty() && file[0] == '/') return file;
-  if (dir.empty() || dir.back() == '/') return dir + file;
-  return dir + "/" + file;
-}
-
-std::vector<int32_t> parse_shape(const json &j, const std::string &where) {
-  if (!j.is_array()) throw std::runtime_error(where + ": 'shape' must be an array");
-  std::vector<int32_t> shape;
-  int64_t total = 1;
-  for (const json &e : j) {
-    if (!e.is_number_integer() || e.get<int64_t>() < 1 ||
-        e.get<int64_t>() > std::numeric_limits<int32_t>::max()) {
-      throw std::runtime_error(where + ": shape extents must be positive 32-bit integers, got " +
-                               j.dump());
-    }
-    shape.push_back(e.get<int32_t>());
-    total *= e.get<int64_t>();
-    // Halide strides are int32: the innermost-to-outermost product must fit.
-    if (total > std::numeric_limits<int32_t>::max()) {
-      throw std::runtime_error(where + ": tensor too large for 32-bit strides: " + j.dump());
-    }
-  }
-  return shape;
-}
-
-std::vector<float> read_floats(const std::string &path, int64_t count) {
-  std::FILE *f = std::fopen(path.c_str(), "rb");
-  if (!f) {
-    throw std::runtime_error("cannot open data file '" + path + "': " + std::strerror(errno));
-  }
-  struct stat st;
-  const bool sized = ::fstat(fileno(f), &st) == 0;
-  const int64_t expected = count * static_cast<int64_t>(sizeof(float));
-  if (!sized || st.st_size != expected) {
-    std::fclose(f);
-    throw std::runtime_error("data file '" + path + "' has " +
-                             (sized ? std::to_string(st.st_size) : std::string("?")) +
-                             " bytes, its shape needs " + std::to_string(expected));
-  }
-  std::vector<float> data(static_cast<size_t>(count));
-  const size_t got = std::fread(data.data(), sizeof(float), data.size(), f);
-  std::fclose(f);
-  if (got != data.size()) throw std::runtime_error("cannot read data file '" + path + "'");
-  return data;
-}
-
-uint64_t seed_field(const json &spec, const char *key, const std::string &where) {
-  if (!spec.is_object() || !spec.contains(key) || !spec[key].is_number_unsigned())
-    throw std::runtime_error(where + " needs a non-negative integer \"" + key + "\"");
-  return spec[key].get<uint64_t>();
-}
-
-// A tensor from its file, or generated from its seed (the portable form).
-TaskTensor load_tensor(const json &spec, const std::string &dir, const std::string &where, size_t count = 0) {
-  if (!spec.is_object() || !spec.contains("shape"))
-    throw std::runtime_error(where + " needs a \"shape\" array");
-  TaskTensor t;
-  t.shape = parse_shape(spec["shape"], where);
-  if (spec.contains("generate")) {
-    const json &g = spec["generate"];
-    t.data.resize(element_count(t.shape));
-    generate_task_input(seed_field(g, "seed", where + ".generate"), int(seed_field(g, "index", where + ".generate")),
-                        t.data.data(), t.data.size());
-    return t;
-  }
-  if (!spec.contains("file") || !spec["file"].is_string())
-    throw std::runtime_error(where + " needs a \"file\" string or a \"generate\" object");
-  t.data = read_floats(join_path(dir, spec["file"].get<std::string>()), count ? int64_t(count) : element_count(t.shape));
-  return t;
-}
-
-json read_task_json(const std::string &path) {
-  std::FILE *f = std::fopen(path.c_str(), "rb");
-  if (!f) throw std::runtime_error("cannot open '" + path + "': " + std::strerror(errno));
-  std::string text;
-  char chunk[4096];
-  size_t n;
-  while ((n = std::fread(chunk, 1, sizeof chunk, f)) > 0) text.append(chunk, n);
-  std::fclose(f);
-  json j = json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    throw std::runtime_error("'" + path + "' is not a JSON object");
-  }
-  return j;
-}
 
 std::string file_stamp(const std::string &path) {
   struct stat st;
@@ -466,128 +366,34 @@ void kernel_failed(const Job &job, int rc, const char *phase, Result &r) {
   r.message += halide.empty() ? " (no error message from Halide)" : ": " + halide;
 }
 
-// Warm-up runs, then timed runs until both min_repeats and min_seconds are met or
-// max_repeats is reached. False (with r filled in) if the kernel failed.
-// A GPU job's runs each end with a device synchronization, inside the timing
-// (kernel launches return before the kernels finish).
+// Times the kernel by the protocol (measure/timing_protocol.h). False (with r
+// filled in) if the kernel failed. A GPU job's runs each end with a device
+// synchronization, inside the timing (kernel launches return before the
+// kernels finish).
 bool run_and_time(const Job &job, const KernelLibrary &lib, JobBuffers &buffers, DeviceBuffers *device, Result &r) {
-  using Clock = std::chrono::steady_clock;
   auto call = [&] {
     const int rc = lib.call(buffers.args());
     return rc != 0 || !device ? rc : device->sync();
   };
-  for (int i = 0; i < job.warmup; ++i) {
-    const int rc = call();
-    if (rc != 0) {
-      kernel_failed(job, rc, "warm-up", r);
-      return false;
-    }
+  std::optional<CpuSnapshot> before;
+  const TimedRuns t = time_runs(call, job.timing, [&] { before = cpu_snapshot(); });
+  if (t.rc != 0) {
+    kernel_failed(job, t.rc, t.in_warmup ? "warm-up" : "a timed run", r);
+    return false;
   }
-  const std::optional<CpuSnapshot> before = cpu_snapshot();
-  double total = 0;
-  while (static_cast<int>(r.costs.size()) < job.max_repeats &&
-         (static_cast<int>(r.costs.size()) < job.min_repeats || total < job.min_seconds)) {
-    const auto start = Clock::now();
-    const int rc = call();
-    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    if (rc != 0) {
-      kernel_failed(job, rc, "a timed run", r);
-      return false;
-    }
-    r.costs.push_back(seconds);
-    total += seconds;
-  }
+  r.costs = t.costs;
   r.median = median_of(r.costs);
   const std::optional<CpuSnapshot> after = cpu_snapshot();
   if (before && after && after->wall - before->wall >= kMinCpuWaitWindow) r.cpu_wait = cpu_wait_share(*before, *after);
   return true;
 }
 
-std::string format_value(double v) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.9g", v);
-  return text;
-}
-
-std::string coordinates(int64_t flat, const std::vector<int32_t> &shape) {
-  std::string text;
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (d) text += ",";
-    text += std::to_string(flat % shape[d]);
-    flat /= shape[d];
-  }
-  return text;
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------
 
-TaskData load_task_data(const std::string &data_dir) {
-  const std::string task_path = join_path(data_dir, "task.json");
-  const json task = read_task_json(task_path);
-  const int format = task.value("format", 0);
-  if (format != 1) {
-    throw std::runtime_error("'" + task_path + "' has format " + std::to_string(format) +
-                             "; this runner reads format 1");
-  }
-  if (!task.contains("inputs") || !task["inputs"].is_array() || !task.contains("output")) {
-    throw std::runtime_error("'" + task_path + "' needs an \"inputs\" array and an \"output\"");
-  }
-  TaskData data;
-  for (size_t i = 0; i < task["inputs"].size(); ++i) {
-    data.inputs.push_back(
-        load_tensor(task["inputs"][i], data_dir, task_path + ": inputs[" + std::to_string(i) + "]"));
-  }
-  const json &output = task["output"];
-  size_t sampled = 0;
-  if (output.is_object() && output.contains("sample")) {
-    const std::string where = task_path + ": output.sample";
-    sampled = size_t(seed_field(output["sample"], "count", where));
-    if (sampled == 0) throw std::runtime_error(where + ": \"count\" must be at least 1");
-  }
-  data.reference = load_tensor(output, data_dir, task_path + ": output", sampled);
-  if (sampled)
-    data.reference_positions = reference_sample_positions(seed_field(output["sample"], "seed", task_path),
-                                                          sampled, size_t(element_count(data.reference.shape)));
-  double sum = 0;
-  int64_t finite = 0;
-  for (float v : data.reference.data) {
-    if (std::isfinite(v)) {
-      sum += std::fabs(v);
-      ++finite;
-    }
-  }
-  data.mean_abs_reference = finite ? sum / static_cast<double>(finite) : 0.0;
-  return data;
-}
-
-OutputCheck check_output(const float *out, const TaskTensor &ref, double mean_abs_ref,
-                         double rtol, const std::vector<size_t> &positions) {
-  constexpr double kAbsoluteFloor = 1e-6;  // so an all-zero reference is checkable
-  OutputCheck check;
-  for (size_t i = 0; i < ref.data.size(); ++i) {
-    const double expected = ref.data[i];
-    if (!std::isfinite(expected)) continue;
-    const size_t at = positions.empty() ? i : positions[i];
-    const double got = out[at];
-    const double error = std::isfinite(got) ? std::fabs(got - expected)
-                                            : std::numeric_limits<double>::infinity();
-    check.max_abs_error = std::max(check.max_abs_error, error);
-    const double tolerance = rtol * (std::fabs(expected) + mean_abs_ref) + kAbsoluteFloor;
-    if (check.ok && !(error <= tolerance)) {
-      check.ok = false;
-      check.message = "output[" + std::to_string(at) + "] (coordinates " +
-                      coordinates(static_cast<int64_t>(at), ref.shape) + ") expected " +
-                      format_value(expected) + " got " + format_value(got) + " (tolerance " +
-                      format_value(tolerance) + ")";
-    }
-  }
-  return check;
-}
-
 std::shared_ptr<const TaskData> KernelRunner::task_data(const std::string &dir) {
-  const std::string stamp = file_stamp(join_path(dir, "task.json"));
+  const std::string stamp = file_stamp(task_file_path(dir));
   for (auto it = cache_.begin(); it != cache_.end(); ++it) {
     if (it->dir != dir) continue;
     if (it->stamp == stamp && !stamp.empty()) {

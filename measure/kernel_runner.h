@@ -41,37 +41,9 @@
 #include <utility>
 #include <vector>
 
+#include "measure/task_file.h"
+
 namespace tlp {
-
-// A dense float32 tensor of the task; shape in Halide order (dim 0 innermost).
-struct TaskTensor {
-  std::vector<int32_t> shape;
-  std::vector<float> data;
-};
-
-struct TaskData {
-  std::vector<TaskTensor> inputs;
-  TaskTensor reference;  // the output's shape; data: every element, or those at reference_positions
-  std::vector<size_t> reference_positions;  // empty: the reference is dense
-  double mean_abs_reference = 0;  // mean of |ref| over its finite elements
-};
-
-// Reads data_dir/task.json and its files. Throws std::runtime_error whose message
-// names the file that is missing or wrong.
-TaskData load_task_data(const std::string &data_dir);
-
-struct OutputCheck {
-  bool ok = true;
-  double max_abs_error = 0;  // +inf when a non-finite value stood for a finite one
-  std::string message;       // the first mismatch, when !ok
-};
-
-// Compares out (ref.shape's element count) against the reference: wrong where the
-// reference is finite and out is NaN/inf, or |out - ref| > rtol * (|ref| + mean|ref|)
-// + 1e-6. Elements whose reference is not finite are not checked. With
-// `positions`, ref.data[i] is the reference at out[positions[i]].
-OutputCheck check_output(const float *out, const TaskTensor &ref, double mean_abs_ref,
-                         double rtol, const std::vector<size_t> &positions = {});
 
 class KernelRunner {
  public:

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "search/tlptune_version.h"
+
 namespace tlp {
 
 namespace {
@@ -12,8 +14,8 @@ namespace {
 using nlohmann::json;
 
 // The line's keys, in the order to_line writes them. Never rename one: old logs
-// must stay readable. Adding a key is compatible; removing or changing one needs a
-// new kRecordFormatVersion.
+// must stay readable. A new key needs a new kRecordFormatVersion, since readers
+// refuse keys they do not know.
 constexpr const char *kKeyOrder[] = {"v",      "workload", "target",  "platform",
                                      "schedule", "costs",  "median",  "error",
                                      "message", "build_s", "run_s",   "time"};
@@ -44,14 +46,34 @@ double number_value(const json &v, const char *key) {
 
 double number_field(const json &j, const char *key) { return number_value(field(j, key), key); }
 
+// Written only when known; a record of format 1 may carry them too.
+constexpr const char *kOptionalKeys[] = {"cpu_wait", "ptxas"};
+
+std::string versions_read() {
+  return std::string("this tlptune (") + kTlptuneVersion + ") reads record formats 1 to " +
+         std::to_string(kRecordFormatVersion);
+}
+
+// A key this version does not know was written by a newer one, and may change
+// what the record means (which measurements count, say): refused, not skipped.
+void refuse_unknown_keys(const json &j) {
+  for (const auto &item : j.items()) {
+    bool known = false;
+    for (const char *k : kKeyOrder) known = known || item.key() == k;
+    for (const char *k : kOptionalKeys) known = known || item.key() == k;
+    if (!known)
+      throw RecordError("record field '" + item.key() + "' is unknown (written by a newer tlptune?); " +
+                        versions_read() + ": upgrade tlptune");
+  }
+}
+
 int version_of(const json &j) {
   const json &v = field(j, "v");
   if (!v.is_number_integer()) throw wrong_type("v", v, "an integer format version");
   const int version = v.get<int>();
   if (version > kRecordFormatVersion) {
     throw RecordError("record format version " + std::to_string(version) +
-                      " is newer than this tlptune understands (" +
-                      std::to_string(kRecordFormatVersion) + "); upgrade tlptune");
+                      " is newer than this tlptune understands; " + versions_read() + ": upgrade tlptune");
   }
   if (version < 1) throw RecordError("record format version " + std::to_string(version) +
                                      " is not valid (versions start at 1)");
@@ -104,6 +126,7 @@ MeasureRecord MeasureRecord::from_json(const json &j) {
   if (!j.is_object()) throw RecordError("a record must be a JSON object");
   MeasureRecord r;
   r.version = version_of(j);  // first: a newer record may lack fields we expect
+  refuse_unknown_keys(j);
   r.workload_key = string_field(j, "workload");
   r.target = string_field(j, "target");
   r.platform = string_field(j, "platform");

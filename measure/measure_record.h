@@ -3,7 +3,7 @@
 // replay, so the line format is stable; a change bumps kRecordFormatVersion.
 //
 // Line (keys in this order, "v" first so a log is recognizable from its first bytes):
-//   {"v":1,"workload":"matmul:M=512,N=512,K=512","target":"...","platform":"...",
+//   {"v":2,"workload":"matmul:M=512,N=512,K=512","target":"...","platform":"...",
 //    "schedule":[...steps...],"costs":[...],"median":0.001,"error":"none",
 //    "message":"","build_s":0.3,"run_s":0.2,"time":1764470000.5}
 // Then, where known, "cpu_wait": the share of the kernel's timed runs in which
@@ -25,7 +25,9 @@
 
 namespace tlp {
 
-constexpr int kRecordFormatVersion = 1;
+// 2: a reader refuses keys it does not know (format 1 readers skipped them, and
+// so read cpu_wait-flagged records as quiet ones). Both read alike otherwise.
+constexpr int kRecordFormatVersion = 2;
 
 // A record or a log that cannot be read or written; the message says what to do.
 class RecordError : public std::runtime_error {

@@ -15,6 +15,7 @@
 
 #include "measure/measure_error.h"
 #include "measure/worker_process.h"
+#include "measure/timing_protocol.h"
 
 namespace tlp {
 
@@ -24,11 +25,11 @@ struct RunJob {
   std::string artifact;  // absolute path of the kernel's shared library
   std::string entry;     // the runner calls <entry>_argv
   std::string data_dir;  // holds task.json, the inputs and the reference output
-  int warmup = 1;
-  int min_repeats = 3;
-  int max_repeats = 50;
-  double min_seconds = 0.2;
-  double rtol = 1e-3;
+  int warmup = kDefaultWarmup;
+  int min_repeats = kDefaultMinRepeats;
+  int max_repeats = kDefaultMaxRepeats;
+  double min_seconds = kDefaultMinSeconds;
+  double rtol = kDefaultRtol;
   int threads = 0;  // 0 = the Halide runtime's default
   std::string device;  // "" (CPU) or "cuda"
 

@@ -11,12 +11,6 @@ bool DagStage::has_reduction() const {
   return false;
 }
 
-int DagStage::num_spatial() const {
-  int n = 0;
-  for (const auto &it : iters) n += it.kind == IterKind::Spatial;
-  return n;
-}
-
 int64_t DagStage::points() const {
   int64_t p = 1;
   for (const auto &it : iters)

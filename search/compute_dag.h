@@ -39,7 +39,6 @@ struct DagStage {
   bool is_output = false;
 
   bool has_reduction() const;
-  int num_spatial() const;
   int64_t points() const;  // product of the spatial extents
   // The call sites of `producer` (usually one).
   std::vector<const DagAccess *> accesses_of(int producer) const;

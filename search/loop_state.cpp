@@ -14,12 +14,6 @@ bool reads_stage(const StageState &st, int s) { return std::find(st.reads.begin(
 
 }  // namespace
 
-int StageState::find_iter(const std::string &n) const {
-  for (size_t i = 0; i < iters.size(); ++i)
-    if (iters[i].name == n) return int(i);
-  return -1;
-}
-
 int StageState::num_spatial_iters() const {
   int n = 0;
   for (const auto &it : iters) n += it.kind == IterKind::Spatial;
@@ -85,19 +79,6 @@ std::vector<int> LoopState::fsp_factors(const Step &fsp) const {
   return std::vector<int>(f.begin(), f.begin() + fsp.n_split);
 }
 
-Schedule LoopState::with_current_extents(const ComputeDag &dag, const Schedule &schedule) {
-  LoopState state(dag);
-  Schedule out = schedule;
-  for (Step &step : out.steps) {
-    const bool split = step.kind == StepKind::SP && step.stage >= 0 && step.stage < state.num_stages() &&
-                       step.iter >= 0 && step.iter < int(state.stages_[step.stage].iters.size());
-    const int64_t extent = split ? state.stages_[step.stage].iters[step.iter].extent : step.extent;
-    state.apply(step);  // validates the recorded extent first
-    step.extent = extent;
-  }
-  return out;
-}
-
 void LoopState::apply(const Step &step) {
   try {
     step.validate_fields();
@@ -108,9 +89,8 @@ void LoopState::apply(const Step &step) {
     case StepKind::SP: {
       StageState &st = checked_stage(step, step.stage);
       check_iter(step, st, step.iter);
-      // Logs written before rfactored stages were bounded at CA record the whole extent.
       const LoopIter &it = st.iters[step.iter];
-      if (it.extent != step.extent && it.unbounded_extent != step.extent)
+      if (it.extent != step.extent)
         fail(step, "loop " + it.name + " has extent " + std::to_string(it.extent) + ", the step says " +
                        std::to_string(step.extent));
       split(step, step.stage, step.iter, step.factors);
@@ -173,7 +153,6 @@ void LoopState::split(const Step &step, int s, int iter, const std::vector<int> 
     fail(step, "stage " + stages_[attached_at(s, iter)[0]].name + " is computed at loop " + st.iters[iter].name +
                    "; split before the compute_at");
   LoopIter old = st.iters[iter];
-  old.unbounded_extent = 0;  // its parts have the extents this split gives them
   if (old.annotation != Annotation::None) fail(step, "loop " + old.name + " is already annotated");
   int64_t inner = 1;
   for (int f : factors) inner *= f;
@@ -226,7 +205,6 @@ void LoopState::apply_fuse(const Step &step) {
   }
   const int first = step.ids.front();
   LoopIter fused = st.iters[first];
-  fused.unbounded_extent = 0;
   for (size_t i = 0; i < step.ids.size(); ++i) {
     const LoopIter &it = st.iters[step.ids[i]];
     if (it.kind != fused.kind) fail(step, "cannot fuse a spatial loop with a reduction loop");
@@ -347,7 +325,6 @@ void LoopState::bound_attached_stage(int s) {
     if (it.kind != IterKind::Spatial || !is_whole_original(it)) continue;
     const int64_t region = inner_region(target, st.attach_iter, it.name);
     if (region < 0 || region >= it.extent) continue;
-    it.unbounded_extent = it.extent;
     it.extent = region;
   }
 }

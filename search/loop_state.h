@@ -30,9 +30,6 @@ struct LoopIter {
   IterKind kind = IterKind::Spatial;
   Annotation annotation = Annotation::None;
   std::set<std::string> origins;  // the stage's original loops this one derives from
-  // The extent before compute_at bounded it to the target's region, or 0 if it
-  // was not bounded. Only for reading logs that recorded the unbounded extent.
-  int64_t unbounded_extent = 0;
 };
 
 // A loop no split or fuse has touched yet: one of its stage's original loops.
@@ -58,7 +55,6 @@ struct StageState {
   int auto_unroll = 0;      // PR's limit, 0 if none
   bool transformed = false;  // any SP/FSP/FU/RE applied yet
 
-  int find_iter(const std::string &name) const;  // -1 if absent
   bool has_reduction() const;
   int num_spatial_iters() const;
 };
@@ -71,10 +67,6 @@ class LoopState {
   // Applies one step, or throws ScheduleError("step N SP(...): reason").
   void apply(const Step &step);
   static LoopState replay(const ComputeDag &dag, const Schedule &schedule);
-  // The schedule with each split's recorded extent replaced by the extent its
-  // loop has here (older logs may record an extent from before bound inference
-  // at compute_at covered a stage). Throws ScheduleError if it does not replay.
-  static Schedule with_current_extents(const ComputeDag &dag, const Schedule &schedule);
 
   const ComputeDag &dag() const { return *dag_; }
   const std::vector<StageState> &stages() const { return stages_; }

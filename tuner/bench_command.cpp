@@ -12,6 +12,7 @@
 #include "tuner/bench_session.h"
 #include "tuner/command.h"
 #include "tuner/interrupt.h"
+#include "tuner/measure_settings_options.h"
 #include "tuner/name_list.h"
 #include "tuner/platform_spec.h"
 #include "tuner/shipped_model.h"
@@ -25,23 +26,6 @@ struct CheckOptions {
   double target_fraction = 0.9;
   bool update = false;
 };
-
-std::string command_line(const BenchOptions &o, const CheckOptions &c) {
-  std::string s = "tlptune bench --suite " + o.suite + " --policies " + o.policies + " --trials " +
-                  std::to_string(o.trials) + " --seeds " + std::to_string(o.seeds) + " --out " + o.out_dir;
-  if (!o.peers.empty()) s += " --peers " + o.peers;
-  for (const std::string &p : split_name_list(o.policies))
-    if (p == "tlp") s += " --model " + o.model;
-  if (o.threads > 0) s += " --platform " + o.target + "@" + std::to_string(o.threads);
-  else if (o.target != "host") s += " --target " + o.target;
-  if (o.final_early > 0 && o.final_rounds > 0) {
-    char early[32];
-    snprintf(early, sizeof early, "%g", o.final_early);
-    s += std::string(" --final-early ") + early;
-  }
-  if (!c.baseline_path.empty()) s += " --check " + c.baseline_path + (c.update ? " --update-baseline" : "");
-  return s;
-}
 
 // --model default made concrete before any tuning: the shipped model's path, so
 // the report names the file; the tlp policy with no model that fits is refused.
@@ -161,7 +145,7 @@ Command add_bench_command(CLI::App &app) {
                   "Platform to tune for, TARGET@THREADS (e.g. x86-64-linux-sse41@2): sets the target and the threads "
                   "kernels run with; an MTL-TLP model uses its head")
       ->excludes(target_opt);
-  sub->add_option("--min-seconds", o->min_seconds, "Timed seconds per candidate, at least")->capture_default_str();
+  add_measure_settings_options(*sub, o->measure);
   sub->add_option("--update-epochs", o->update_epochs,
                   "Epochs a TLP policy's model fine-tunes after each round (default: the model's, 0: never); finished "
                   "runs in --out are read back whatever they used, so compare settings in separate --out folders")
@@ -203,7 +187,7 @@ Command add_bench_command(CLI::App &app) {
       ->check(CLI::Range(0.01, 1.0));
   sub->add_flag("--update-baseline", c->update, "With --check: write this run's figures to the baseline file instead");
   sub->add_flag("!--no-progress", o->progress, "Do not draw progress bars");
-  cmd.run = [o, c, json_path, platform] {
+  cmd.run = [o, c, json_path, platform, invoked = cmd.invoked] {
     if (!platform->empty()) {
       const PlatformSpec p = parse_platform_spec(*platform);
       o->target = p.target;
@@ -219,7 +203,7 @@ Command add_bench_command(CLI::App &app) {
       refuse_mismatched_bests(read_baseline(c->baseline_path), *o, c->baseline_path);
     const std::atomic<bool> &stop = stop_on_interrupt();
     bool interrupted = false;
-    const BenchReport report = run_bench(*o, command_line(*o, *c), stop, interrupted);
+    const BenchReport report = run_bench(*o, *invoked, stop, interrupted);
     if (interrupted) {
       fprintf(stderr, "interrupted: finished runs are kept in %s/runs; run the same command again to resume\n",
               o->out_dir.c_str());

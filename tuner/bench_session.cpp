@@ -10,7 +10,6 @@
 #include <unordered_map>
 
 #include "codegen/operator.h"
-#include "measure/executable_path.h"
 #include "measure/kernel_cost_table.h"
 #include "measure/platform.h"
 #include "measure/record_log.h"
@@ -18,6 +17,7 @@
 #include "tuner/bench/regression_check.h"
 #include "tuner/name_list.h"
 #include "tuner/peer_baselines.h"
+#include "tuner/shipped_files.h"
 #include "tuner/side_by_side_remeasure.h"
 #include "tuner/tuning_session.h"
 #include "tuner/wall_clock.h"
@@ -141,7 +141,7 @@ PolicyResult run_once(const BenchOptions &o, const RunPlan &plan, const std::ato
   t.model = plan.policy.model;
   t.seed = uint64_t(plan.seed);
   t.log_path = log;
-  t.min_seconds = o.min_seconds;
+  t.measure = o.measure;
   t.update_epochs = o.update_epochs;
   t.update_records = o.update_records;
   t.sampled_share = o.sampled_share;
@@ -190,6 +190,7 @@ std::vector<BenchPeerResult> peers_of(const BenchOptions &o, const BenchOperator
   po.op_spec = op.op;
   po.peers = parse_peer_list(o.peers);
   po.target = o.target;
+  po.min_seconds = o.measure.min_seconds;
   BenchReport holder;
   for (const PeerResult &p : run_peers(po, [](const std::string &what) { fprintf(stderr, "%s\n", what.c_str()); })
                                  .results) {
@@ -251,10 +252,59 @@ int early_trials_of(const BenchOptions &o, const RunPlan &plan) {
 
 // One kernel to measure again: of which run, and whether it is among that run's
 // fastest of all trials, of its first trials, or both (then measured once).
-struct FinalKernel {
+struct RemeasureRole {
   size_t run;
   bool of_all = false, of_early = false;
 };
+
+// remeasured.json: the re-measured bests of a finished bench, so that a resumed
+// one reads them back instead of measuring again. Files of tlptune 0.1 have no
+// "format" and the same keys: they read as format 1.
+constexpr int kRemeasuredFormat = 1;
+constexpr char kRemeasuredKind[] = "re-measured bests";
+
+// Fills the runs' figures from `path` when it holds them for these settings and
+// runs; false when it is missing or stale.
+bool read_remeasured_bests(const BenchOptions &o, const std::vector<RunPlan> &plans, const std::string &path,
+                           BenchReport &report) {
+  if (!fs::exists(path)) return false;
+  const nlohmann::json stored = bench_detail::read_json_object_file(kRemeasuredKind, path);
+  if (stored.contains("format")) bench_detail::check_format(kRemeasuredKind, path, stored, kRemeasuredFormat);
+  bench_detail::refuse_unknown_keys(kRemeasuredKind, path, "the top level", stored,
+                                    {"format", "rounds", "top", "early", "runs", "runs_early"});
+  const nlohmann::json runs = stored.value("runs", nlohmann::json::object());
+  const nlohmann::json early = stored.value("runs_early", nlohmann::json::object());
+  auto has = [&](const nlohmann::json &figures, const RunPlan &p) {
+    return figures.contains(p.name) && figures[p.name].is_number();
+  };
+  const bool complete = stored.value("rounds", 0) == o.final_rounds && stored.value("top", 1) == o.final_top &&
+                        stored.value("early", 0.0) == o.final_early &&
+                        std::all_of(plans.begin(), plans.end(), [&](const RunPlan &p) {
+                          return has(runs, p) && (o.final_early <= 0 || has(early, p));
+                        });
+  if (!complete) return false;
+  for (size_t i = 0; i < plans.size(); ++i) {
+    report.runs[i].remeasured_gflops = runs[plans[i].name].get<double>();
+    if (o.final_early > 0) report.runs[i].remeasured_early_gflops = early[plans[i].name].get<double>();
+  }
+  return true;
+}
+
+void write_remeasured_bests(const BenchOptions &o, const std::vector<RunPlan> &plans, const std::string &path,
+                            const BenchReport &report) {
+  nlohmann::json runs = nlohmann::json::object(), early = nlohmann::json::object();
+  for (size_t i = 0; i < plans.size(); ++i) {
+    runs[plans[i].name] = report.runs[i].remeasured_gflops;
+    if (o.final_early > 0) early[plans[i].name] = report.runs[i].remeasured_early_gflops;
+  }
+  nlohmann::json figures = {
+      {"format", kRemeasuredFormat}, {"rounds", o.final_rounds}, {"top", o.final_top}, {"runs", runs}};
+  if (o.final_early > 0) {
+    figures["early"] = o.final_early;
+    figures["runs_early"] = early;
+  }
+  write_json_file(path, figures);
+}
 
 // Sets each run's remeasured_gflops and, with final_early, its
 // remeasured_early_gflops (see side_by_side_remeasure.h); `runs[i]` is the run of
@@ -266,32 +316,13 @@ void remeasure_best_kernels(const BenchOptions &o, const std::vector<RunPlan> &p
   const std::string done = dir + "/remeasured.json";
   fs::create_directories(dir);
   for (size_t i = 0; i < plans.size(); ++i) report.runs[i].early_trials = early_trials_of(o, plans[i]);
-  if (fs::exists(done)) {
-    const nlohmann::json stored = bench_detail::read_json_object_file("re-measured bests", done);
-    const nlohmann::json runs = stored.value("runs", nlohmann::json::object());
-    const nlohmann::json early = stored.value("runs_early", nlohmann::json::object());
-    auto has = [&](const nlohmann::json &figures, const RunPlan &p) {
-      return figures.contains(p.name) && figures[p.name].is_number();
-    };
-    const bool complete = stored.value("rounds", 0) == o.final_rounds && stored.value("top", 1) == o.final_top &&
-                          stored.value("early", 0.0) == o.final_early &&
-                          std::all_of(plans.begin(), plans.end(), [&](const RunPlan &p) {
-                            return has(runs, p) && (o.final_early <= 0 || has(early, p));
-                          });
-    if (complete) {
-      for (size_t i = 0; i < plans.size(); ++i) {
-        report.runs[i].remeasured_gflops = runs[plans[i].name].get<double>();
-        if (o.final_early > 0) report.runs[i].remeasured_early_gflops = early[plans[i].name].get<double>();
-      }
-      return;
-    }
-  }
-  std::vector<FinalKernel> roles;
+  if (read_remeasured_bests(o, plans, done, report)) return;
+  std::vector<RemeasureRole> roles;
   std::vector<RemeasureKernel> kernels;
   for (size_t i = 0; i < plans.size(); ++i) {
     const std::string log = o.out_dir + "/logs/" + plans[i].name + ".jsonl";
     std::unordered_map<std::string, size_t> index;  // this run's kernels so far, by schedule text
-    auto add = [&](const Schedule &s, bool FinalKernel::*role) {
+    auto add = [&](const Schedule &s, bool RemeasureRole::*role) {
       auto [it, fresh] = index.try_emplace(s.to_text(), kernels.size());
       if (fresh) {
         roles.push_back({i});
@@ -299,10 +330,10 @@ void remeasure_best_kernels(const BenchOptions &o, const std::vector<RunPlan> &p
       }
       roles[it->second].*role = true;
     };
-    for (const Schedule &s : fastest_kernels_of(log, o.final_top, 0)) add(s, &FinalKernel::of_all);
+    for (const Schedule &s : fastest_kernels_of(log, o.final_top, 0)) add(s, &RemeasureRole::of_all);
     if (o.final_early > 0)
       for (const Schedule &s : fastest_kernels_of(log, o.final_top, report.runs[i].early_trials))
-        add(s, &FinalKernel::of_early);
+        add(s, &RemeasureRole::of_early);
   }
   fprintf(stderr,
           "measuring the %d fastest kernel%s of each of %zu runs%s again (%zu kernels), side by side, %d round%s\n",
@@ -313,7 +344,7 @@ void remeasure_best_kernels(const BenchOptions &o, const std::vector<RunPlan> &p
   ro.rounds = o.final_rounds;
   ro.target = o.target;
   ro.threads = o.threads;
-  ro.min_seconds = o.min_seconds;
+  ro.min_seconds = o.measure.min_seconds;
   ro.log_path = dir + "/remeasured.jsonl";
   const std::vector<double> gflops = remeasure_side_by_side(kernels, ro, stop);
   if (stop) return;
@@ -323,17 +354,7 @@ void remeasure_best_kernels(const BenchOptions &o, const std::vector<RunPlan> &p
     if (roles[k].of_all) run.remeasured_gflops = std::max(run.remeasured_gflops, gflops[k]);
     if (roles[k].of_early) run.remeasured_early_gflops = std::max(run.remeasured_early_gflops, gflops[k]);
   }
-  nlohmann::json runs = nlohmann::json::object(), early = nlohmann::json::object();
-  for (size_t i = 0; i < plans.size(); ++i) {
-    runs[plans[i].name] = report.runs[i].remeasured_gflops;
-    if (o.final_early > 0) early[plans[i].name] = report.runs[i].remeasured_early_gflops;
-  }
-  nlohmann::json figures = {{"rounds", o.final_rounds}, {"top", o.final_top}, {"runs", runs}};
-  if (o.final_early > 0) {
-    figures["early"] = o.final_early;
-    figures["runs_early"] = early;
-  }
-  write_json_file(done, figures);
+  write_remeasured_bests(o, plans, done, report);
 }
 
 BenchSuite checked_suite(const BenchOptions &o) {
@@ -380,10 +401,8 @@ std::string bench_baseline_policy(const std::vector<BenchPolicy> &policies) {
 std::string resolve_suites_dir(const std::string &given) {
   if (!given.empty()) return given;
   if (fs::is_directory("examples/suites")) return "examples/suites";
-  const fs::path beside_build = fs::path(sibling_executable("tlptune")).parent_path() / "../../examples/suites";
-  std::error_code ec;
-  if (fs::is_directory(beside_build, ec)) return fs::weakly_canonical(beside_build, ec).string();
-  return "examples/suites";
+  const std::string shipped = shipped_file("suites");
+  return shipped.empty() ? "examples/suites" : shipped;
 }
 
 BenchReport run_bench(const BenchOptions &o, const std::string &command_line, const std::atomic<bool> &stop,

@@ -23,6 +23,7 @@
 #include "search/evolutionary_search.h"
 #include "tuner/bench/bench_report.h"
 #include "tuner/bench/bench_suite.h"
+#include "measure/measure_settings.h"
 
 namespace tlp {
 
@@ -53,7 +54,7 @@ struct BenchOptions {
   std::string peers;            // comma-separated peer names; empty: none
   std::string target = "host";
   int threads = 0;              // kernel threads (0: every hardware thread)
-  double min_seconds = 0.1;     // timed seconds per candidate
+  MeasureSettings measure;  // how every run and re-measurement builds and times
   int update_epochs = -1;       // TLP policies' fine-tuning per round (-1: the model's default; see TuneOptions)
   int update_records = -1;
   double sampled_share = EvolutionOptions().sampled_share;  // evolutionary policies' picks from plain samples

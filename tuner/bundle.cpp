@@ -200,8 +200,8 @@ BundleSummary write_bundle(const std::vector<std::string> &op_specs, const Bundl
   const std::string runtime = work / "halide_runtime.o";
   compile_runtime_object(target, runtime);
   BuilderOptions bo;
-  bo.workers = o.build_workers > 0 ? o.build_workers : hardware_threads();
-  bo.timeout_seconds = o.build_timeout;
+  bo.workers = o.measure.build_workers > 0 ? o.measure.build_workers : hardware_threads();
+  bo.timeout_seconds = o.measure.build_timeout;
   bo.runtime_object = runtime;
   bo.stderr_path = work / "build-worker.log";
   Builder builder(bo);
@@ -252,8 +252,8 @@ BundleSummary write_bundle(const std::vector<std::string> &op_specs, const Bundl
         job.artifact = kernel;
         job.entry = Builder::kEntryPoint;
         job.data_dir = task;
-        job.min_repeats = o.min_repeats;
-        job.min_seconds = o.min_seconds;
+        job.min_repeats = o.measure.min_repeats;
+        job.min_seconds = o.measure.min_seconds;
         job.threads = o.threads;
         if (target.has_gpu_feature()) job.device = "cuda";
         jobs << job.to_json(next_id).dump() << "\n";
@@ -306,7 +306,10 @@ BundleImportSummary import_bundle(const std::string &bundle_dir, const std::stri
   for (const MeasureRecord &r : read_record_log(log_path).records)
     logged.insert(Measurer::run_key(r.platform, r.workload_key, r.schedule));
   for (const json &entry : manifest) {
-    MeasureRecord rec = MeasureRecord::from_json(entry);
+    // A manifest entry is a record with the bundle's own keys beside it.
+    json record = entry;
+    for (const char *key : {"id", "pick", "rank"}) record.erase(key);
+    MeasureRecord rec = MeasureRecord::from_json(record);
     const long long id = entry["id"].get<long long>();
     if (sum.platform.empty()) {
       if (parse_target(rec.target).has_gpu_feature())

@@ -20,6 +20,7 @@
 #include <functional>
 #include <string>
 #include <vector>
+#include "measure/measure_settings.h"
 
 namespace tlp {
 
@@ -33,11 +34,8 @@ struct BundleOptions {
   std::string platform;       // the platform a model predicts for (its head, for MTL)
   int pool = 0;               // 0: 16 x per_op
   uint64_t seed = 1;
-  int build_workers = 0;      // 0: one per core
-  double build_timeout = 60;
   int threads = 0;            // CPU targets: threads per run (0: the runner's default)
-  int min_repeats = 3;
-  double min_seconds = 0.1;
+  MeasureSettings measure;    // its run_timeout is run.sh's business
   size_t max_reference = size_t(1) << 20;  // reference values kept per operator
 };
 

@@ -10,6 +10,7 @@
 
 #include "tuner/bundle.h"
 #include "tuner/command.h"
+#include "tuner/measure_settings_options.h"
 #include "tuner/progress_bar.h"
 
 namespace tlp {
@@ -74,11 +75,8 @@ Command add_bundle_command(CLI::App &app) {
   sub->add_option("--platform", o->platform, "The platform an MTL-TLP --model predicts for (its head)");
   sub->add_option("--pool", o->pool, "Samples the model ranks per operator (0: 16 x --per-op)")->capture_default_str();
   sub->add_option("--seed", o->seed, "Random seed of the sampling")->capture_default_str();
-  sub->add_option("--build-workers", o->build_workers, "Parallel build processes (0: one per core)")->capture_default_str();
-  sub->add_option("--build-timeout", o->build_timeout, "Seconds before a build is abandoned")->capture_default_str();
   sub->add_option("--threads", o->threads, "CPU targets: threads each run uses (0: all)")->capture_default_str();
-  sub->add_option("--min-repeats", o->min_repeats, "Timed runs per candidate, at least")->capture_default_str();
-  sub->add_option("--min-seconds", o->min_seconds, "Timed seconds per candidate, at least")->capture_default_str();
+  add_measure_settings_options(*sub, o->measure, /*runs_here=*/false);
   sub->add_option("--max-reference", o->max_reference,
                   "Reference values kept per operator; a larger output is checked at this many sampled positions")
       ->capture_default_str();

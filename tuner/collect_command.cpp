@@ -14,6 +14,7 @@
 #include "search/network_spec.h"
 #include "tuner/command.h"
 #include "tuner/interrupt.h"
+#include "tuner/measure_settings_options.h"
 #include "tuner/measurer.h"
 #include "tuner/platform_spec.h"
 #include "tuner/progress_bar.h"
@@ -99,9 +100,7 @@ Command add_collect_command(CLI::App &app) {
                   "Measure each schedule on these platforms, TARGET@THREADS (e.g. host@2 host@1 x86-64-linux-sse41@2)");
   sub->add_option("--seed", c->tune.seed, "Random seed")->capture_default_str();
   sub->add_option("--batch", c->tune.batch, "Candidates built and measured per round")->capture_default_str();
-  sub->add_option("--min-seconds", c->tune.min_seconds, "Timed seconds per candidate, at least")->capture_default_str();
-  sub->add_option("--build-timeout", c->tune.build_timeout, "Seconds before a build is abandoned")->capture_default_str();
-  sub->add_option("--run-timeout", c->tune.run_timeout, "Seconds before a running candidate is killed")->capture_default_str();
+  add_measure_settings_options(*sub, c->tune.measure);
   sub->add_flag("!--no-progress", c->tune.progress, "Do not draw the progress bar");
   cmd.run = [c] {
     const std::atomic<bool> &stop = stop_on_interrupt();

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <functional>
+#include <memory>
+#include <string>
 
 #include <CLI/CLI.hpp>
 
@@ -11,7 +13,13 @@ namespace tlp {
 struct Command {
   CLI::App *app = nullptr;
   std::function<int()> run;  // returns the process exit code
+  // The command line as typed, quoted for a shell; set before `run` (reports
+  // that say how to reproduce them quote it).
+  std::shared_ptr<std::string> invoked = std::make_shared<std::string>();
 };
+
+// argv joined into one line a shell reads back as the same words.
+std::string shell_quoted_command_line(int argc, const char *const *argv);
 
 Command add_tune_command(CLI::App &app);
 Command add_show_command(CLI::App &app);

@@ -3,6 +3,7 @@
 #include <exception>
 #include <vector>
 
+#include "search/tlptune_version.h"
 #include "tuner/command.h"
 
 int main(int argc, char **argv) {
@@ -15,7 +16,7 @@ int main(int argc, char **argv) {
       "             tlptune replay matmul.jsonl --out kernels/\n"
       "             tlptune bench --suite quick --out bench-quick   (policies side by side)"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "tlptune 0.1.0");
+  app.set_version_flag("--version", tlp::kTlptuneVersion);
   std::vector<tlp::Command> commands = {tlp::add_tune_command(app), tlp::add_show_command(app),
                                         tlp::add_replay_command(app), tlp::add_ops_command(app),
                                         tlp::add_collect_command(app), tlp::add_measure_command(app),
@@ -29,6 +30,7 @@ int main(int argc, char **argv) {
   }
   for (auto &c : commands) {
     if (!c.app->parsed()) continue;
+    *c.invoked = tlp::shell_quoted_command_line(argc, argv);
     try {
       return c.run();
     } catch (const std::exception &e) {

@@ -18,10 +18,11 @@
 #include "measure/record_log.h"
 #include "tuner/command.h"
 #include "tuner/compute_dag_cache.h"
-#include "tuner/current_split_extents.h"
+#include "tuner/record_migration.h"
 #include "tuner/interrupt.h"
 #include "tuner/measurer.h"
 #include "tuner/network_workloads.h"
+#include "measure/timing_protocol.h"
 
 namespace tlp {
 namespace {
@@ -31,7 +32,7 @@ struct MeasureCommandOptions {
   std::vector<std::string> schedules;
   std::string target = "host";
   std::string log;
-  double min_seconds = 0.2;
+  double min_seconds = kDefaultMinSeconds;
   bool build_only = false;
   bool print_halide = false;
   std::string from_log;
@@ -56,7 +57,7 @@ std::vector<TaskSchedules> schedules_to_refresh(const std::string &old_log, cons
   for (MeasureRecord &r : read_record_log(old_log).records)
     if (wanted.empty() || wanted.count(r.workload_key)) records.push_back(std::move(r));
   ComputeDagCache dags;
-  use_current_split_extents(records, dags);  // replays each record: only the wanted ones
+  migrate_records(records, dags);  // replays each record: only the wanted ones
   std::unordered_set<std::string> seen;
   if (std::filesystem::exists(new_log))
     for (const MeasureRecord &r : read_record_log(new_log).records)
@@ -88,7 +89,7 @@ int refresh_log(const MeasureCommandOptions &o) {
   MeasurerOptions mo;
   mo.target = parse_target(o.target).to_string();
   mo.log_path = o.log;
-  mo.min_seconds = o.min_seconds;
+  mo.settings.min_seconds = o.min_seconds;
   Measurer measurer(mo);
   const std::atomic<bool> &stop = stop_on_interrupt();
   for (size_t i = 0; i < todo.size() && !stop; ++i) {
@@ -162,7 +163,7 @@ Command add_measure_command(CLI::App &app) {
     mo.target = target.to_string();
     mo.build_only = o->build_only;
     mo.log_path = o->log;
-    mo.min_seconds = o->min_seconds;
+    mo.settings.min_seconds = o->min_seconds;
     Measurer measurer(mo);
     std::atomic<bool> never{false};
     int failed = 0;

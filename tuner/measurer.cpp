@@ -46,11 +46,7 @@ MeasurerOptions measurer_options(const TuneOptions &o, const std::string &target
   mo.runner_command = o.runner_command;
   mo.log_path = o.log_path;
   mo.work_dir = o.work_dir;
-  mo.build_workers = o.build_workers;
-  mo.build_timeout = o.build_timeout;
-  mo.run_timeout = o.run_timeout;
-  mo.min_repeats = o.min_repeats;
-  mo.min_seconds = o.min_seconds;
+  mo.settings = o.measure;
   return mo;
 }
 
@@ -64,8 +60,8 @@ Measurer::Measurer(MeasurerOptions o) : o_(std::move(o)) {
   work_ = std::make_unique<WorkDir>(o_.work_dir);
   const std::string runtime = (fs::path(work_->path()) / "halide_runtime.o").string();
   BuilderOptions bo;
-  bo.workers = o_.build_workers > 0 ? o_.build_workers : hardware_threads();
-  bo.timeout_seconds = o_.build_timeout;
+  bo.workers = o_.settings.build_workers > 0 ? o_.settings.build_workers : hardware_threads();
+  bo.timeout_seconds = o_.settings.build_timeout;
   bo.runtime_object = runtime;
   bo.stderr_path = (fs::path(work_->path()) / "build-worker.log").string();
   builder_ = std::make_unique<Builder>(bo);  // first: it refuses a missing build worker at once
@@ -156,12 +152,12 @@ MeasureRecord Measurer::run_and_log(const std::string &workload_key, const Sched
     job.artifact = built.artifact;
     job.entry = Builder::kEntryPoint;
     job.data_dir = data_dir;
-    job.min_repeats = o_.min_repeats;
-    job.min_seconds = o_.min_seconds;
+    job.min_repeats = o_.settings.min_repeats;
+    job.min_seconds = o_.settings.min_seconds;
     job.threads = o_.threads[thread_index];
     if (parse_target(o_.target).has_gpu_feature()) job.device = "cuda";
     const double tr = steady_seconds();
-    RunResult run = runner_->run(job, o_.run_timeout);
+    RunResult run = runner_->run(job, o_.settings.run_timeout);
     times_.run += steady_seconds() - tr;
     rec.error = run.error;
     rec.error_message = run.message;

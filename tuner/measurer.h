@@ -17,6 +17,7 @@
 #include "measure/runner_client.h"
 #include "tuner/tuning_session.h"
 #include "tuner/work_dir.h"
+#include "measure/measure_settings.h"
 
 namespace tlp {
 
@@ -35,11 +36,7 @@ struct MeasurerOptions {
   std::string runner_command;
   std::string log_path;
   std::string work_dir;     // empty: a temporary folder removed at the end
-  int build_workers = 0;    // 0: one per core
-  double build_timeout = 60;
-  double run_timeout = 20;
-  int min_repeats = 3;
-  double min_seconds = 0.1;
+  MeasureSettings settings;
 };
 
 struct MeasureTimes {

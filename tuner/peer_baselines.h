@@ -21,6 +21,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "measure/measure_error.h"
+#include "measure/timing_protocol.h"
 
 namespace tlp {
 
@@ -29,12 +30,14 @@ struct PeerOptions {
   std::vector<std::string> peers;  // canonical names (see parse_peer_list); empty: all
   std::string target = "host";
   int threads = 0;                 // 0: every hardware thread
-  int warmup = 1;
-  int min_repeats = 3;
-  int max_repeats = 50;
-  double min_seconds = 0.5;
-  double rtol = 1e-3;
-  double run_timeout = 120;        // seconds for one peer's timing run (the runner's or the bench's)
+  int warmup = kDefaultWarmup;
+  int min_repeats = kDefaultMinRepeats;
+  int max_repeats = kDefaultMaxRepeats;
+  double min_seconds = kDefaultMinSeconds;
+  double rtol = kDefaultRtol;
+  // Seconds for one peer's timing run: a library or an autoscheduler's kernel
+  // is timed with its own setup, which can take far longer than one of ours.
+  double run_timeout = 120;
   std::string work_dir;            // artifacts; a fresh temporary folder (removed) if empty
   bool verbose = false;            // let the autoschedulers' own output through to stderr
 };

@@ -55,4 +55,22 @@ std::vector<TargetPlatforms> group_by_target(const std::vector<PlatformSpec> &pl
   return groups;
 }
 
+std::string resolve_platform(const std::string &text, const std::set<std::string> &known) {
+  if (known.count(text)) return text;
+  try {
+    const std::string name = parse_platform_spec(text).name();
+    if (known.count(name)) return name;
+  } catch (const std::exception &) {
+  }
+  std::vector<std::string> matches;
+  for (const auto &p : known)
+    if (p.find(text) != std::string::npos) matches.push_back(p);
+  if (matches.size() == 1) return matches[0];
+  std::string list;
+  for (const auto &p : known) list += "\n  " + p;
+  throw std::runtime_error("platform '" + text + "' " + (matches.empty() ? "is not in the logs" : "is ambiguous") +
+                           "; the logs hold records of:" + list);
+}
+
+
 }  // namespace tlp

@@ -1,24 +1,40 @@
-// Reading logs written by older versions as this version would write them.
+// The one place where records of older logs become records as this version
+// writes them. Every command that replays or featurizes logged schedules
+// (resume, train, eval, measure --from-log) migrates what it reads here, so
+// the schedule IR carries no legacy fields.
 //
-// A split step records the extent of the loop it splits, and the cost model
-// reads that number. When LoopState's bound inference changes (a stage computed
-// inside a consumer's tile now has only the tile's rows), older records carry
-// the old extents while the search proposes the new ones. Training and
-// evaluation rewrite them first, so both see one convention.
+// Migrations, oldest first:
+// - Split extents. A split step records the extent of the loop it splits, and
+//   the cost model reads that number. Logs written before bound inference at
+//   compute_at covered a stage (a stage computed inside a consumer's tile has
+//   only the tile's rows) record the unbounded extent; they get the extent the
+//   loop has now.
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "measure/measure_record.h"
+#include "search/compute_dag.h"
+#include "search/schedule.h"
 
 namespace tlp {
 
 class ComputeDagCache;
 
-// Sets each split's extent to what this build's LoopState gives its loop.
-// Records of unknown operators, or that no longer replay, are left as they were.
+// The schedule with each split's extent replaced by the extent its loop has
+// when the schedule is replayed on `dag`. Throws ScheduleError if it does not
+// replay.
+Schedule with_current_split_extents(const ComputeDag &dag, const Schedule &schedule);
+
+// Migrates each record in place. Records of unknown operators, or that no
+// longer replay, are left as they were (the measurement is still real).
 // Returns how many records changed.
-size_t use_current_split_extents(std::vector<MeasureRecord> &records, ComputeDagCache &dags);
+size_t migrate_records(std::vector<MeasureRecord> &records, ComputeDagCache &dags);
+
+// Every record of the logs, migrated; warnings about damaged lines go to
+// stderr, and the count of migrated records to stdout.
+std::vector<MeasureRecord> read_migrated_logs(const std::vector<std::string> &paths);
 
 }  // namespace tlp

@@ -1,26 +1,11 @@
 #include "tuner/shipped_model.h"
 
-#include <filesystem>
-
-#include "measure/executable_path.h"
+#include "tuner/shipped_files.h"
 
 namespace tlp {
 namespace {
 
-namespace fs = std::filesystem;
-
-std::string find_shipped_file(const std::string &name) {
-  const fs::path exe_dir = fs::path(sibling_executable("tlptune")).parent_path();
-  const fs::path candidates[] = {
-      exe_dir / ".." / "share" / "tlptune" / "models" / name,
-      fs::path(TLP_SOURCE_MODELS_DIR) / name,
-  };
-  for (const fs::path &p : candidates) {
-    std::error_code ec;
-    if (fs::is_regular_file(p, ec)) return fs::weakly_canonical(p, ec).string();
-  }
-  return "";
-}
+std::string find_shipped_file(const std::string &name) { return shipped_file("models/" + name); }
 
 }  // namespace
 

@@ -18,10 +18,8 @@ constexpr const char *kShippedAvx512ModelName = "tlp-cpu-avx512.tlpm";
 // win), else the AVX2 one.
 std::string shipped_model_name(const Halide::Target &target);
 
-// The shipped model's path for `target`: looked up in <prefix>/share/tlptune/models
-// beside the running executable (an install), then in the models/ folder of the
-// source tree this build came from; the AVX2 model stands in where the AVX-512
-// one is missing. Empty when the target is not an x86-64 CPU or no file is found.
+// The shipped model's path for `target` (tuner/shipped_files.h); the AVX2 model
+// stands in where the AVX-512 one is missing. Empty when the target is not an x86-64 CPU or no file is found.
 std::string shipped_model_for(const Halide::Target &target);
 
 }  // namespace tlp

@@ -19,7 +19,7 @@ std::vector<double> remeasure_side_by_side(const std::vector<RemeasureKernel> &k
   mo.target = parse_target(o.target).to_string();
   mo.threads = {o.threads > 0 ? o.threads : hardware_threads()};
   mo.log_path = o.log_path;
-  mo.min_seconds = o.min_seconds;
+  mo.settings.min_seconds = o.min_seconds;
   Measurer measurer(mo);
   std::vector<const Operator *> op_of;
   std::vector<Schedule> schedules;

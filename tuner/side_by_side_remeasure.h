@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "search/schedule.h"
+#include "measure/timing_protocol.h"
 
 namespace tlp {
 
@@ -23,7 +24,7 @@ struct RemeasureOptions {
   int rounds = 5;
   std::string target = "host";
   int threads = 0;           // kernel threads (0: every hardware thread)
-  double min_seconds = 0.1;  // timed seconds per measurement, at least
+  double min_seconds = kDefaultMinSeconds;  // timed seconds per measurement, at least
   std::string log_path;      // every measurement is appended here
 };
 

@@ -2,10 +2,14 @@
 // machine should get the settings that ranked held-out operators best here
 // without knowing five options; the paper's setup stays one word away for
 // comparison. Options given on the command line override the recipe's.
+//
+// Every default of `tlptune train` is here: a recipe is a whole TrainOptions.
 #pragma once
 
 #include <string>
 #include <vector>
+
+#include "costmodel/tlp_trainer.h"
 
 namespace tlp {
 
@@ -15,12 +19,8 @@ constexpr int kPaperStepRows = 25;
 struct TrainRecipe {
   std::string name;
   std::string summary;  // one line for --help
-  bool split_tails = false;
-  bool named_loops = false;
-  int tile_rows = 0;  // the matrix gets these rows besides the 25 step rows
-  int epochs = 50;
-  int patience = 10;
-  double ema_epochs = 0;
+  // The matrix has kPaperStepRows step rows plus the recipe's tile rows.
+  TrainOptions settings;
 };
 
 // Every recipe; the first is the default.

@@ -10,6 +10,7 @@
 
 #include "tuner/command.h"
 #include "tuner/interrupt.h"
+#include "tuner/measure_settings_options.h"
 #include "tuner/platform_spec.h"
 #include "tuner/tuning_session.h"
 
@@ -173,11 +174,7 @@ Command add_tune_command(CLI::App &app) {
                           ->capture_default_str()
                           ->check(CLI::NonNegativeNumber);
   platform_opt->excludes(target_opt)->excludes(threads_opt);
-  sub->add_option("--build-workers", o->build_workers, "Parallel build processes (0: one per core)")->capture_default_str();
-  sub->add_option("--build-timeout", o->build_timeout, "Seconds before a build is abandoned")->capture_default_str();
-  sub->add_option("--run-timeout", o->run_timeout, "Seconds before a running candidate is killed")->capture_default_str();
-  sub->add_option("--min-repeats", o->min_repeats, "Timed runs per candidate, at least")->capture_default_str();
-  sub->add_option("--min-seconds", o->min_seconds, "Timed seconds per candidate, at least")->capture_default_str();
+  add_measure_settings_options(*sub, o->measure);
   sub->add_option("--work-dir", o->work_dir, "Keep build artifacts here (default: a temporary folder, removed at the end)");
   sub->add_flag("!--no-progress", o->progress, "Do not draw the progress bar");
   c.run = [o, json_path, network, platform] {

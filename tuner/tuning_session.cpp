@@ -15,7 +15,7 @@
 #include "search/task_scheduler.h"
 #include "tuner/compute_dag_cache.h"
 #include "tuner/cost_model_factory.h"
-#include "tuner/current_split_extents.h"
+#include "tuner/record_migration.h"
 #include "tuner/measurer.h"
 #include "tuner/progress_bar.h"
 #include "tuner/shipped_model.h"
@@ -55,7 +55,7 @@ std::vector<MeasureRecord> prior_records(const std::string &log_path) {
   LogReadResult prior = read_record_log(log_path);
   for (const auto &w : prior.warnings) fprintf(stderr, "warning: %s\n", w.c_str());
   ComputeDagCache dags;  // a resumed older log: known schedules match the ones proposed now
-  use_current_split_extents(prior.records, dags);
+  migrate_records(prior.records, dags);
   return std::move(prior.records);
 }
 

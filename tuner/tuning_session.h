@@ -13,6 +13,7 @@
 
 #include "search/evolutionary_search.h"
 #include "search/schedule.h"
+#include "measure/measure_settings.h"
 
 namespace Halide {
 struct Target;
@@ -40,11 +41,7 @@ struct TuneOptions {
   uint64_t seed = 1;
   int batch = 16;          // candidates measured per round
   int threads = 0;         // threads a kernel runs with (part of the platform); 0: every hardware thread
-  int build_workers = 0;   // 0: one per core
-  double build_timeout = 60;
-  double run_timeout = 20;
-  int min_repeats = 3;
-  double min_seconds = 0.1;  // per candidate, after warm-up
+  MeasureSettings measure;
   std::string work_dir;      // artifacts; a fresh temporary folder if empty
   bool progress = true;
   bool build_only = false;   // build and validate candidates, never run them (GPU targets here)

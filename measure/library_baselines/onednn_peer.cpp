@@ -76,12 +76,13 @@ BenchResult bench_onednn(const PeerWorkload &w, const std::vector<std::vector<fl
     std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}};
     if (c.bias_relu) args[DNNL_ARG_BIAS] = memory(bias_md, eng, const_cast<float *>(inputs[2].data()));
     convolution_forward conv(pd);
-    r.costs = time_repeats(
-        [&] {
-          conv.execute(strm, args);
-          strm.wait();
-        },
-        timing);
+    r.costs = time_runs(
+                  [&] {
+                    conv.execute(strm, args);
+                    strm.wait();
+                  },
+                  timing)
+                  .costs;
 
     // Back into the operator's layout, after timing, for the correctness check.
     if (dst != user_dst) {

@@ -31,7 +31,7 @@ BenchResult bench_openblas(const PeerWorkload &w, const std::vector<std::vector<
       cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f, A + b * g.M * g.K, K,
                   B + b * g.K * g.N, N, 0.0f, C + b * g.M * g.N, N);
   };
-  r.costs = time_repeats(run, timing);
+  r.costs = time_runs(run, timing).costs;
   if (g.bias_relu) {
     // Applied after timing, only so the output can be checked against the reference.
     const float *bias = inputs[2].data();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "measure/library_baselines/peer_workload.h"
+#include "measure/timing_protocol.h"
 
 namespace tlp {
 namespace peer {

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <random>
 #include <string>
 #include <thread>
@@ -24,6 +25,7 @@
 
 #include "measure/library_baselines/peer_bench.h"
 #include "measure/library_baselines/peer_workload.h"
+#include "measure/task_file.h"
 #include "measure/median.h"
 
 namespace {
@@ -56,13 +58,45 @@ std::vector<int64_t> input_sizes(const PeerWorkload &w) {
   return conv_input_sizes(conv_shape(w));
 }
 
+// The task's inputs, which must have the sizes the library is given.
+// Moves them out of `task`, whose reference stays for the check.
+std::vector<std::vector<float>> inputs_of(tlp::TaskData &task, const PeerWorkload &w, const std::string &dir) {
+  const std::vector<int64_t> sizes = input_sizes(w);
+  if (sizes.size() != task.inputs.size())
+    throw std::runtime_error("the task data in '" + dir + "' has " + std::to_string(task.inputs.size()) +
+                             " inputs; " + w.key + " takes " + std::to_string(sizes.size()));
+  std::vector<std::vector<float>> out;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (int64_t(task.inputs[i].data.size()) != sizes[i])
+      throw std::runtime_error("input " + std::to_string(i) + " of the task data in '" + dir + "' has " +
+                               std::to_string(task.inputs[i].data.size()) + " elements; " + w.key + " takes " +
+                               std::to_string(sizes[i]));
+    out.push_back(std::move(task.inputs[i].data));
+  }
+  return out;
+}
+
+// The runner's check, after the output's size.
+tlp::OutputCheck check_peer_output(const std::vector<float> &out, const tlp::TaskData &task, double rtol) {
+  const int64_t expected = tlp::element_count(task.reference.shape);
+  if (int64_t(out.size()) != expected) {
+    tlp::OutputCheck check;
+    check.ok = false;
+    check.max_abs_error = std::numeric_limits<double>::infinity();
+    check.message = "the output has " + std::to_string(out.size()) + " elements, the reference " +
+                    std::to_string(expected);
+    return check;
+  }
+  return tlp::check_output(out.data(), task.reference, task.mean_abs_reference, rtol, task.reference_positions);
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
   std::string workload, library, data_dir;
-  TimingOptions timing;
+  tlp::TimingOptions timing;
   int threads = 0;
-  double rtol = 1e-3;
+  double rtol = tlp::kDefaultRtol;
   CLI::App app{"tlptune-peer-bench: times a library kernel (OpenBLAS sgemm, oneDNN convolution) on a tlptune workload\n"
                "and prints one JSON line. Used by 'tlptune peers'."};
   app.add_option("--workload", workload, "Workload key, KIND:P=V,... with every parameter (as tlptune writes it)")
@@ -102,12 +136,12 @@ int main(int argc, char **argv) {
       return 2;
     }
     std::vector<std::vector<float>> inputs;
-    PeerTaskData task;
+    tlp::TaskData task;
     if (!data_dir.empty()) {
-      task = read_peer_task_data(data_dir);
+      task = tlp::load_task_data(data_dir);
       if (!task.workload.empty() && task.workload != w.key)
         throw std::runtime_error("the task data in '" + data_dir + "' is for " + task.workload + ", not " + w.key);
-      inputs = std::move(task.inputs);
+      inputs = inputs_of(task, w, data_dir);
     } else {
       inputs = random_inputs(input_sizes(w));
     }
@@ -124,7 +158,7 @@ int main(int argc, char **argv) {
     if (!r.note.empty()) out["note"] = r.note;
     out["checked"] = !data_dir.empty();
     if (!data_dir.empty()) {
-      const PeerCheck check = check_against_reference(r.output, task, rtol);
+      const tlp::OutputCheck check = check_peer_output(r.output, task, rtol);
       out["max_abs_error"] = std::isfinite(check.max_abs_error) ? nlohmann::json(check.max_abs_error) : nlohmann::json();
       if (!check.ok) {
         out["error"] = "wrong_answer";

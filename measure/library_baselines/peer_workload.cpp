@@ -45,42 +45,6 @@ int64_t out_size(const PeerWorkload &w, const char *axis, int64_t in, int64_t pa
   return (in + 2 * pad - span) / stride + 1;
 }
 
-std::string read_text(const std::string &path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error("cannot read '" + path + "'");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-std::vector<float> read_floats(const std::string &path, int64_t count) {
-  std::ifstream f(path, std::ios::binary | std::ios::ate);
-  if (!f) throw std::runtime_error("cannot read '" + path + "'");
-  const std::streamoff bytes = f.tellg();
-  if (bytes != std::streamoff(count * int64_t(sizeof(float))))
-    throw std::runtime_error("'" + path + "' holds " + std::to_string(bytes) + " bytes; its shape needs " +
-                             std::to_string(count * int64_t(sizeof(float))));
-  std::vector<float> v(static_cast<size_t>(count));
-  f.seekg(0);
-  f.read(reinterpret_cast<char *>(v.data()), std::streamsize(bytes));
-  if (!f) throw std::runtime_error("cannot read '" + path + "'");
-  return v;
-}
-
-std::vector<float> load_tensor(const nlohmann::json &spec, const std::string &dir, const std::string &where) {
-  if (!spec.is_object() || !spec.contains("file") || !spec["file"].is_string() || !spec.contains("shape") ||
-      !spec["shape"].is_array())
-    throw std::runtime_error(where + ": needs \"file\" and \"shape\"");
-  int64_t count = 1;
-  for (const auto &e : spec["shape"]) {
-    if (!e.is_number_integer() || e.get<int64_t>() < 1) throw std::runtime_error(where + ": bad shape");
-    count *= e.get<int64_t>();
-  }
-  std::string file = spec["file"].get<std::string>();
-  if (file.empty() || file[0] != '/') file = dir + "/" + file;
-  return read_floats(file, count);
-}
-
 }  // namespace
 
 bool PeerWorkload::has(const std::string &name) const {
@@ -217,72 +181,6 @@ double workload_flops(const PeerWorkload &w) {
   const ConvShape c = conv_shape(w);
   const double outputs = double(c.N) * c.K * c.OH * c.OW;
   return 2.0 * outputs * (c.C / c.groups) * c.R * c.S + (c.bias_relu ? 2.0 * outputs : 0.0);
-}
-
-PeerTaskData read_peer_task_data(const std::string &dir) {
-  const std::string path = dir + "/task.json";
-  nlohmann::json task;
-  try {
-    task = nlohmann::json::parse(read_text(path));
-  } catch (const nlohmann::json::exception &e) {
-    throw std::runtime_error("'" + path + "' is not valid JSON: " + e.what());
-  }
-  if (task.value("format", 0) != 1) throw std::runtime_error("'" + path + "' is not task data of format 1");
-  if (!task.contains("inputs") || !task["inputs"].is_array() || !task.contains("output"))
-    throw std::runtime_error("'" + path + "' needs an \"inputs\" array and an \"output\"");
-  PeerTaskData data;
-  if (task.contains("workload") && task["workload"].is_string()) data.workload = task["workload"].get<std::string>();
-  for (size_t i = 0; i < task["inputs"].size(); ++i)
-    data.inputs.push_back(load_tensor(task["inputs"][i], dir, path + ": inputs[" + std::to_string(i) + "]"));
-  data.reference = load_tensor(task["output"], dir, path + ": output");
-  double sum = 0;
-  int64_t finite = 0;
-  for (float v : data.reference)
-    if (std::isfinite(v)) sum += std::fabs(v), ++finite;
-  data.mean_abs_reference = finite ? sum / double(finite) : 0.0;
-  return data;
-}
-
-PeerCheck check_against_reference(const std::vector<float> &out, const PeerTaskData &task, double rtol) {
-  PeerCheck check;
-  if (out.size() != task.reference.size()) {
-    check.ok = false;
-    check.max_abs_error = std::numeric_limits<double>::infinity();
-    check.message = "the output has " + std::to_string(out.size()) + " elements, the reference " +
-                    std::to_string(task.reference.size());
-    return check;
-  }
-  for (size_t i = 0; i < out.size(); ++i) {
-    const double expected = task.reference[i];
-    if (!std::isfinite(expected)) continue;
-    const double got = out[i];
-    const double error = std::isfinite(got) ? std::fabs(got - expected) : std::numeric_limits<double>::infinity();
-    check.max_abs_error = std::max(check.max_abs_error, error);
-    const double tolerance = rtol * (std::fabs(expected) + task.mean_abs_reference) + 1e-6;
-    if (check.ok && !(error <= tolerance)) {
-      check.ok = false;
-      char text[160];
-      std::snprintf(text, sizeof text, "output[%zu] expected %.9g got %.9g (tolerance %.9g)", i, expected, got,
-                    tolerance);
-      check.message = text;
-    }
-  }
-  return check;
-}
-
-std::vector<double> time_repeats(const std::function<void()> &run, const TimingOptions &o) {
-  using Clock = std::chrono::steady_clock;
-  for (int i = 0; i < o.warmup; ++i) run();
-  std::vector<double> costs;
-  double total = 0;
-  while (int(costs.size()) < o.max_repeats && (int(costs.size()) < o.min_repeats || total < o.min_seconds)) {
-    const auto start = Clock::now();
-    run();
-    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    costs.push_back(seconds);
-    total += seconds;
-  }
-  return costs;
 }
 
 }  // namespace peer

@@ -72,35 +72,5 @@ int64_t conv_output_size(const ConvShape &c);
 // FLOPs as tlptune's operators count them (bias add and relu count 2 per output).
 double workload_flops(const PeerWorkload &w);
 
-// Task data as tlptune writes it (measure/task_data.h): DIR/task.json naming raw
-// float32 input files and the reference output.
-struct PeerTaskData {
-  std::vector<std::vector<float>> inputs;
-  std::vector<float> reference;
-  double mean_abs_reference = 0;
-  std::string workload;  // task.json's "workload", if present
-};
-// Throws std::runtime_error naming the file that is missing or wrong.
-PeerTaskData read_peer_task_data(const std::string &dir);
-
-// The runner's check (measure/kernel_runner.h): element i is wrong when the
-// reference is finite and |out - ref| > rtol * (|ref| + mean|ref|) + 1e-6.
-struct PeerCheck {
-  bool ok = true;
-  double max_abs_error = 0;  // +inf when a non-finite value stood for a finite one
-  std::string message;       // the first mismatch
-};
-PeerCheck check_against_reference(const std::vector<float> &out, const PeerTaskData &task, double rtol);
-
-// Like the runner: `warmup` untimed runs, then timed runs until both min_repeats
-// and min_seconds are met, or max_repeats is reached.
-struct TimingOptions {
-  int warmup = 1;
-  int min_repeats = 3;
-  int max_repeats = 50;
-  double min_seconds = 0.5;
-};
-std::vector<double> time_repeats(const std::function<void()> &run, const TimingOptions &options);
-
 }  // namespace peer
 }  // namespace tlp

@@ -175,7 +175,7 @@ const std::string kSoftmaxRest =
 TEST(Lower, ARowSplitWiderThanTheTileOfAnRfactoredSumIsRefused) {
   auto op = make_operator("softmax:M=128,N=1024");
   const ComputeDag dag = make_compute_dag(*op);
-  const Schedule s = Schedule::from_text(kSoftmaxRfactorAtTile + "SP(3,0,128,[4,8]); " + kSoftmaxRest);
+  const Schedule s = Schedule::from_text(kSoftmaxRfactorAtTile + "SP(3,0,8,[4,8]); " + kSoftmaxRest);
   try {
     lower_schedule(*op, dag, s, Halide::get_host_target());
     FAIL() << "expected a ScheduleError";

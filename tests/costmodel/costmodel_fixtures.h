@@ -36,16 +36,12 @@ inline FeaturizerOptions featurizer_for(const TlpNetworkConfig &c, FeatureScalin
   return f;
 }
 
-// An emb_size-wide featurizer whose matrix spends some of its seq_len rows on
-// the improved modes' rows (workload rows first, then the steps, tile rows and
-// loop-nest rows last).
-inline FeaturizerOptions featurizer_with_rows(int seq_len, int emb_size, int workload_rows, int nest_rows,
-                                              int tile_rows = 0) {
+// An emb_size-wide featurizer whose matrix spends its last rows of seq_len on
+// tile rows.
+inline FeaturizerOptions featurizer_with_rows(int seq_len, int emb_size, int tile_rows) {
   FeaturizerOptions f;
   f.seq_len = seq_len;
   f.emb_size = emb_size;
-  f.workload_rows = workload_rows;
-  f.nest_rows = nest_rows;
   f.tile_rows = tile_rows;
   return f;
 }

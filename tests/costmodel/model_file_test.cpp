@@ -2,6 +2,11 @@
 // a message saying what is wrong and what to do.
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <nlohmann/json.hpp>
+
+#include "search/tlptune_version.h"
+
 #include <unistd.h>
 
 #include <cmath>
@@ -118,17 +123,61 @@ TEST(ModelFile, MetadataRoundTrips) {
   std::remove(path.c_str());
 }
 
-TEST(ModelFile, LoopNestRowsRoundTripAndOlderFilesHaveNone) {
-  const TlpNetworkConfig c = small_config(TlpArch::Attention, 6, 34);
-  TlpModelInfo info = info_for(c);
-  info.featurizer.nest_rows = 2;
-  const std::string path = temp_path("nest");
-  save_tlp_model(path, TlpNetwork(c, 3), info);
-  EXPECT_EQ(read_tlp_model_info(path).featurizer.nest_rows, 2);
+// The file at `path` rewritten with another format version and metadata, its
+// checksum made right: what an older or newer tlptune would have written.
+void rewrite_model(const std::string &path, uint32_t version, const std::function<void(nlohmann::json &)> &edit) {
+  const std::string bytes = read_all(path);
+  auto u64 = [&](size_t at) {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; ++i) v |= uint64_t(uint8_t(bytes[at + i])) << (8 * i);
+    return v;
+  };
+  const uint64_t meta_size = u64(12);
+  nlohmann::json meta = nlohmann::json::parse(bytes.substr(20, meta_size));
+  edit(meta);
+  const std::string rest = bytes.substr(20 + meta_size, bytes.size() - 8 - 20 - meta_size);  // weights' size + weights
+  const std::string text = meta.dump();
+  std::string out = bytes.substr(0, 8);
+  for (int i = 0; i < 4; ++i) out.push_back(char((version >> (8 * i)) & 0xff));
+  for (int i = 0; i < 8; ++i) out.push_back(char((uint64_t(text.size()) >> (8 * i)) & 0xff));
+  out += text + rest;
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (char c : out) h = (h ^ uint8_t(c)) * 0x100000001b3ull;
+  for (int i = 0; i < 8; ++i) out.push_back(char((h >> (8 * i)) & 0xff));
+  write_all(path, out);
+}
+
+TEST(ModelFile, AFormatOneFileReadsWithTheFeaturesItLeftOutTurnedOff) {
+  const std::string path = saved_model("format-1");
+  rewrite_model(path, 1, [](nlohmann::json &j) {
+    j["featurizer"] = {{"seq_len", 4}, {"emb_size", 22}, {"scaling", "raw"}, {"nest_rows", 0}, {"workload_rows", 0}};
+    j["architecture"].erase("output_heads");
+  });
+  const TlpModelInfo info = read_tlp_model_info(path);
+  EXPECT_EQ(info.format_version, 1);
+  EXPECT_EQ(info.featurizer.tile_rows, 0);
+  EXPECT_FALSE(info.featurizer.split_tails);
+  EXPECT_FALSE(info.featurizer.named_loops);
+  EXPECT_EQ(info.network.output_heads, 1);
   std::remove(path.c_str());
-  const std::string old = saved_model("no-nest");  // written without the setting: the paper's matrix
-  EXPECT_EQ(read_tlp_model_info(old).featurizer.nest_rows, 0);
-  std::remove(old.c_str());
+}
+
+TEST(ModelFile, AFormatOneFileWithLoopNestRowsIsRefused) {
+  const std::string path = saved_model("format-1-nest");
+  rewrite_model(path, 1, [](nlohmann::json &j) { j["featurizer"]["nest_rows"] = 4; });
+  const std::string e = load_error(path);
+  EXPECT_TRUE(contains(e, "nest_rows")) << e;
+  EXPECT_TRUE(contains(e, "retrain")) << e;
+  std::remove(path.c_str());
+}
+
+TEST(ModelFile, AFeaturizerSettingThisVersionDoesNotKnowIsRefused) {
+  const std::string path = saved_model("unknown-key");
+  rewrite_model(path, kTlpModelFormatVersion, [](nlohmann::json &j) { j["featurizer"]["lane_rows"] = 2; });
+  const std::string e = load_error(path);
+  EXPECT_TRUE(contains(e, "lane_rows")) << e;
+  EXPECT_TRUE(contains(e, "newer tlptune")) << e;
+  std::remove(path.c_str());
 }
 
 TEST(ModelFile, TileRowsRoundTrip) {
@@ -156,11 +205,11 @@ TEST(ModelFile, SplitTailsAndNamedLoopsRoundTrip) {
   }
 }
 
-TEST(ModelFile, NestRowsThatLeaveNoStepRowIsRefused) {
-  const TlpNetworkConfig c = small_config(TlpArch::Attention, 4, 34);
+TEST(ModelFile, TileRowsThatLeaveNoStepRowAreRefused) {
+  const TlpNetworkConfig c = small_config(TlpArch::Attention, 4, 22);
   TlpModelInfo info = info_for(c);
-  info.featurizer.nest_rows = 4;
-  EXPECT_THROW(save_tlp_model(temp_path("bad-nest"), TlpNetwork(c, 3), info), ModelFileError);
+  info.featurizer.tile_rows = 4;
+  EXPECT_THROW(save_tlp_model(temp_path("bad-tiles"), TlpNetwork(c, 3), info), ModelFileError);
 }
 
 TEST(ModelFile, MissingValidationLossStaysMissing) {
@@ -241,6 +290,7 @@ TEST(ModelFile, NewerFormatVersionIsRefused) {
   const std::string e = load_error(path);
   EXPECT_TRUE(contains(e, "format version " + std::to_string(kTlpModelFormatVersion + 1))) << e;
   EXPECT_TRUE(contains(e, "newer")) << e;
+  EXPECT_TRUE(contains(e, kTlptuneVersion)) << e;
   EXPECT_TRUE(contains(e, "upgrade tlptune")) << e;
   std::remove(path.c_str());
 }

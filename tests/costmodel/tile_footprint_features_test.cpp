@@ -87,38 +87,37 @@ TEST(TileFootprintFeatures, RowsAreCroppedToTheCount) {
   EXPECT_EQ(values(m, 1)[1], lg(48));
 }
 
-FeaturizerOptions tile_options(int seq_len, int tile_rows, int nest_rows) {
-  return testing::featurizer_with_rows(seq_len, kEmb, 0, nest_rows, tile_rows);
+FeaturizerOptions tile_options(int seq_len, int tile_rows) {
+  return testing::featurizer_with_rows(seq_len, kEmb, tile_rows);
 }
 
-TEST(TileFootprintFeatures, FeaturizerPutsThemAfterTheStepsAndBeforeTheNest) {
+TEST(TileFootprintFeatures, FeaturizerPutsThemAfterTheSteps) {
   const ComputeDag dag = testing::matmul_dag();
   const Schedule s = Schedule::from_text("SP(2,1,48,[8]); AN(2,0,parallel)");
-  const std::vector<float> m = featurize(s, tile_options(7, 2, 2), &dag);
-  ASSERT_EQ(m.size(), size_t(7 * kEmb));
+  const std::vector<float> m = featurize(s, tile_options(5, 2), &dag);
+  ASSERT_EQ(m.size(), size_t(5 * kEmb));
   EXPECT_EQ(m[0 * kEmb + int(StepKind::SP)], 1.0f);
   EXPECT_EQ(m[1 * kEmb + int(StepKind::AN)], 1.0f);
   EXPECT_EQ(values(m, 2), std::vector<float>(kTileRowValues, 0.0f));  // the third step row: no step
   EXPECT_EQ(values(m, 3)[0], 3.0f);                                    // tile rows: k, then j.1
   EXPECT_EQ(values(m, 3)[1], lg(32));
   EXPECT_EQ(values(m, 4)[1], lg(8));
-  EXPECT_EQ(values(m, 5)[0], 1.0f);  // the nest: i first
   for (int k = 0; k < kNumStepKinds; ++k) EXPECT_EQ(m[3 * kEmb + k], 0.0f) << "a tile row has no step kind";
 }
 
 TEST(TileFootprintFeatures, AScheduleOfAnotherSpaceGetsEmptyTileRows) {
   const ComputeDag dag = testing::matmul_dag();
   const Schedule s = Schedule::from_text("SP(2,7,48,[8])");  // no loop 7
-  const std::vector<float> m = featurize(s, tile_options(3, 2, 0), &dag);
+  const std::vector<float> m = featurize(s, tile_options(3, 2), &dag);
   EXPECT_EQ(values(m, 1), std::vector<float>(kTileRowValues, 0.0f));
   EXPECT_EQ(values(m, 2), std::vector<float>(kTileRowValues, 0.0f));
 }
 
 TEST(TileFootprintFeatures, OptionsThatLeaveNoRowForTheStepsAreRefused) {
-  EXPECT_THROW(check_featurizer_options(tile_options(4, 3, 1)), std::invalid_argument);
-  EXPECT_THROW(check_featurizer_options(tile_options(4, -1, 0)), std::invalid_argument);
-  EXPECT_NO_THROW(check_featurizer_options(tile_options(4, 3, 0)));
-  EXPECT_TRUE(tile_options(4, 1, 0).needs_dag());
+  EXPECT_THROW(check_featurizer_options(tile_options(4, 4)), std::invalid_argument);
+  EXPECT_THROW(check_featurizer_options(tile_options(4, -1)), std::invalid_argument);
+  EXPECT_NO_THROW(check_featurizer_options(tile_options(4, 3)));
+  EXPECT_TRUE(tile_options(4, 1).needs_dag());
 }
 
 }  // namespace

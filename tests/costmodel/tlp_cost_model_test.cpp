@@ -68,12 +68,12 @@ TEST(TlpCostModel, PredictsFromAModelFileLikeTheNetworkItHolds) {
   std::remove(path.c_str());
 }
 
-TEST(TlpCostModel, ANestModelScoresWithTheTasksOperatorAndRefusesWithoutOne) {
+TEST(TlpCostModel, ATileRowsModelScoresWithTheTasksOperatorAndRefusesWithoutOne) {
   const TlpNetworkConfig c = small_config(TlpArch::Attention, 8, 34);
   TlpModelInfo info;
   info.network = c;
   info.featurizer = featurizer_for(c);
-  info.featurizer.nest_rows = 4;
+  info.featurizer.tile_rows = 4;
   info.platform = "cpu/test";
   TlpNetwork net(c, 5);
   const ComputeDag dag = testing::matmul_dag();

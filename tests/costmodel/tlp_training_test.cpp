@@ -110,20 +110,6 @@ TEST(TlpTraining, KeepsTheWeightsWithTheBestValidationLoss) {
   EXPECT_NEAR(evaluate_loss(net, s.split.val, TlpLoss::Rank, o.batch), best, 1e-5 * std::max(1.0, best));
 }
 
-TEST(TlpTraining, AWeightAverageIsKeptOnlyWhenValidationLikesItAsWellAsTheBestEpoch) {
-  Synthetic s = synthetic_dataset(TlpArch::Attention, 20, 16);
-  TlpNetwork net(s.config, 3);
-  TrainOptions o = quick_options(s, TlpLoss::Rank, 6);
-  o.lr = 2e-2;
-  o.average_from = 2;
-  const TrainResult r = train_tlp(net, s.split.train, s.split.val, o);
-  ASSERT_TRUE(std::isfinite(r.average_val_loss));
-  EXPECT_EQ(r.averaged_epochs > 0, r.average_val_loss <= r.best_val_loss);
-  if (r.averaged_epochs > 0) EXPECT_EQ(r.averaged_epochs, 5);
-  const double kept = r.averaged_epochs > 0 ? r.average_val_loss : r.best_val_loss;
-  EXPECT_NEAR(evaluate_loss(net, s.split.val, TlpLoss::Rank, o.batch), kept, 1e-5 * std::max(1.0, kept));
-}
-
 // Trains a fresh network with a learning rate of 0 (the weights never move)
 // under `averaging`, and expects it to score as before (up to rounding).
 TrainResult expect_frozen_training_keeps_scores(const std::function<void(TrainOptions &)> &averaging) {
@@ -139,29 +125,6 @@ TrainResult expect_frozen_training_keeps_scores(const std::function<void(TrainOp
   for (size_t i = 0; i < std::min(after.size(), before.size()); ++i)
     EXPECT_NEAR(after[i], before[i], 1e-5 * std::max(1.0f, std::fabs(before[i])));
   return r;
-}
-
-TEST(TlpTraining, TheAverageOfUnchangedWeightsIsThoseWeights) {
-  const TrainResult r = expect_frozen_training_keeps_scores([](TrainOptions &o) { o.average_from = 1; });
-  // The mean of four copies of the weights scores as they do (up to rounding).
-  EXPECT_NEAR(r.average_val_loss, r.best_val_loss, 1e-5 * std::max(1.0, r.best_val_loss));
-}
-
-TEST(TlpTraining, WithoutValidationDataTheAverageIsKeptAndDiffersFromTheLastEpoch) {
-  Synthetic s = synthetic_dataset(TlpArch::Attention, 8, 8);
-  TlpNetwork last(s.config, 3), averaged(s.config, 3), last_only(s.config, 3);
-  TrainOptions o = quick_options(s, TlpLoss::Rank, 3);
-  o.lr = 1e-2;
-  train_tlp(last, s.split.train, {}, o);
-  o.average_from = 3;  // an average of the last epoch alone is that epoch
-  EXPECT_EQ(train_tlp(last_only, s.split.train, {}, o).averaged_epochs, 1);
-  o.average_from = 1;
-  EXPECT_EQ(train_tlp(averaged, s.split.train, {}, o).averaged_epochs, 3);
-  const std::vector<float> a = last.predict(s.split.train[0].features);
-  const std::vector<float> b = last_only.predict(s.split.train[0].features);
-  const std::vector<float> c = averaged.predict(s.split.train[0].features);
-  for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a[i], b[i], 1e-5 * std::max(1.0f, std::fabs(a[i])));
-  EXPECT_NE(a, c);
 }
 
 TEST(TlpTraining, AMovingAverageIsWhatValidationJudgesAndIsKeptWhileTrainingStepsStayTheSame) {
@@ -202,32 +165,6 @@ TEST(TlpTraining, WithoutValidationDataTheMovingAverageIsKept) {
   EXPECT_NE(last.predict(s.split.train[0].features), averaged.predict(s.split.train[0].features));
 }
 
-TEST(TlpTraining, WatchedTasksAreScoredEveryEpochAndNeverChangeTraining) {
-  Synthetic s = synthetic_dataset(TlpArch::Attention, 20, 16);
-  const std::vector<TlpTask> watched(s.split.val.begin(), s.split.val.begin() + 3);
-  TrainOptions o = quick_options(s, TlpLoss::Rank, 4);
-  o.lr = 1e-2;
-  TlpNetwork plain(s.config, 3), watching(s.config, 3);
-  const TrainResult a = train_tlp(plain, s.split.train, s.split.val, o);
-  o.watch = &watched;
-  const TrainResult b = train_tlp(watching, s.split.train, s.split.val, o);
-  ASSERT_EQ(a.history.size(), b.history.size());
-  EXPECT_EQ(a.best_epoch, b.best_epoch);
-  for (size_t i = 0; i < a.history.size(); ++i) {
-    EXPECT_DOUBLE_EQ(a.history[i].val_loss, b.history[i].val_loss) << "epoch " << i + 1;
-    EXPECT_TRUE(std::isnan(a.history[i].watch_top1));
-    EXPECT_TRUE(std::isfinite(b.history[i].watch_top1) && b.history[i].watch_top1 > 0);
-    EXPECT_GE(b.history[i].watch_top5, b.history[i].watch_top1);
-  }
-  // Without validation data the last epoch's weights are kept, so its watched
-  // scores are those of the trained network.
-  TlpNetwork last(s.config, 3);
-  const TrainResult c = train_tlp(last, s.split.train, {}, o);
-  const std::vector<TopkTask> now = predict_tasks(last, watched);
-  EXPECT_NEAR(c.history.back().watch_top1, topk_score(now, 1), 1e-9);
-  EXPECT_NEAR(c.history.back().watch_top5, topk_score(now, 5), 1e-9);
-}
-
 TEST(TlpTraining, StopsEarlyWhenValidationStopsImproving) {
   Synthetic s = synthetic_dataset(TlpArch::Attention, 12, 8);
   TlpNetwork net(s.config, 3);
@@ -238,24 +175,6 @@ TEST(TlpTraining, StopsEarlyWhenValidationStopsImproving) {
   EXPECT_TRUE(r.stopped_early);
   EXPECT_EQ(r.history.size(), 3u);
   EXPECT_EQ(r.best_epoch, 1);
-}
-
-TEST(TlpTraining, CosineLearningRateFallsAlongHalfACosineAndStillLearns) {
-  Synthetic s = synthetic_dataset();
-  TlpNetwork net(s.config, 7);
-  TrainOptions o = quick_options(s, TlpLoss::Rank, 12);
-  o.cosine_lr = true;
-  const TrainResult r = train_tlp(net, s.split.train, s.split.val, o);
-  ASSERT_EQ(r.history.size(), 12u);
-  for (const EpochReport &e : r.history)
-    EXPECT_DOUBLE_EQ(e.lr, o.lr * 0.5 * (1 + std::cos(M_PI * (e.epoch - 1) / 12.0))) << "epoch " << e.epoch;
-  EXPECT_DOUBLE_EQ(r.history.front().lr, o.lr);
-  EXPECT_LT(r.history.back().lr, 0.02 * o.lr);
-  EXPECT_GT(ranking_quality(net, s.split.val), 0.85);
-
-  TlpNetwork constant(s.config, 7);
-  const TrainResult c = train_tlp(constant, s.split.train, s.split.val, quick_options(s, TlpLoss::Rank, 2));
-  for (const EpochReport &e : c.history) EXPECT_DOUBLE_EQ(e.lr, o.lr) << "the paper's constant rate by default";
 }
 
 TEST(TlpTraining, MseLossTrainsToo) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "record_fixtures.h"
+#include "search/tlptune_version.h"
 
 namespace tlp {
 namespace {
@@ -74,7 +75,7 @@ TEST(MeasureRecord, CpuWaitRoundTripsAndSaysWhetherTheMachineWasBusy) {
 
 TEST(MeasureRecord, LineUsesTheDocumentedKeysWithVersionFirst) {
   const std::string line = testing::sample_record().to_line();
-  EXPECT_EQ(line.rfind("{\"v\":1,\"workload\":\"matmul:M=512,N=512,K=512\",", 0), 0u) << line;
+  EXPECT_EQ(line.rfind("{\"v\":2,\"workload\":\"matmul:M=512,N=512,K=512\",", 0), 0u) << line;
   EXPECT_EQ(line.find('\n'), std::string::npos);
   const json j = json::parse(line);
   for (const char *key : {"v", "workload", "target", "platform", "schedule", "costs", "median",
@@ -121,10 +122,29 @@ TEST(MeasureRecord, NewerVersionIsRefusedWithUpgradeAdvice) {
     MeasureRecord::from_json(j);
     FAIL() << "expected RecordError";
   } catch (const RecordError &e) {
-    EXPECT_STREQ(e.what(),
-                 "record format version 9 is newer than this tlptune understands (1); "
-                 "upgrade tlptune");
+    EXPECT_EQ(std::string(e.what()), std::string("record format version 9 is newer than this tlptune understands; "
+                                                 "this tlptune (") +
+                                         kTlptuneVersion + ") reads record formats 1 to 2: upgrade tlptune");
   }
+}
+
+TEST(MeasureRecord, AnUnknownFieldIsRefusedNamingItAndTheFormatsRead) {
+  json j = testing::sample_record().to_json();
+  j["quiet_only"] = true;
+  try {
+    MeasureRecord::from_json(j);
+    FAIL() << "expected RecordError";
+  } catch (const RecordError &e) {
+    EXPECT_NE(std::string(e.what()).find("'quiet_only' is unknown"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("reads record formats 1 to 2"), std::string::npos) << e.what();
+  }
+}
+
+TEST(MeasureRecord, AFormatOneLineStillReads) {
+  json j = testing::sample_record().to_json();
+  j["v"] = 1;
+  j["cpu_wait"] = 0.01;
+  EXPECT_EQ(MeasureRecord::from_json(j).version, 1);
 }
 
 TEST(MeasureRecord, NonFiniteNumbersReadBackAsNan) {

@@ -19,8 +19,8 @@ TEST(Measurer, SideBySideRunsEachKernelOncePerRoundInRotationAndLogsABrokenOneOn
   mo.target = "host";
   mo.threads = {1};
   mo.log_path = d / "l.jsonl";
-  mo.min_repeats = 1;
-  mo.min_seconds = 0.001;
+  mo.settings.min_repeats = 1;
+  mo.settings.min_seconds = 0.001;
   Measurer m(mo);
   const std::vector<Schedule> schedules = {Schedule::from_text("SP(2,0,32,[8,4])"),
                                            Schedule::from_text("SP(2,0,32,[4,8])"),

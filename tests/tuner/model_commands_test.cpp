@@ -142,14 +142,14 @@ void write_matmul_log(const std::string &path) {
     }
 }
 
-TEST(ModelCommands, ANestModelTrainsEvaluatesPerTaskAndTunes) {
+TEST(ModelCommands, ATileRowsModelTrainsEvaluatesPerTaskAndTunes) {
   TempDir d;
-  const std::string log = d / "mm.jsonl", model = d / "nest.tlpm";
+  const std::string log = d / "mm.jsonl", model = d / "tiles.tlpm";
   write_matmul_log(log);
   CliRun train = tlptune("train --logs " + log + " --out " + model +
-                         " --epochs 2 --batch 32 --threads 1 --seq-len 8 --nest-rows 5 --tile-rows 0 --emb-size 34");
+                         " --epochs 2 --batch 32 --threads 1 --seq-len 8 --tile-rows 5 --emb-size 34");
   ASSERT_EQ(train.code, 0) << train.output;
-  EXPECT_EQ(tlp::read_tlp_model_info(model).featurizer.nest_rows, 5);
+  EXPECT_EQ(tlp::read_tlp_model_info(model).featurizer.tile_rows, 5);
   CliRun eval = tlptune("eval --per-task --model " + model + " --logs " + log);
   ASSERT_EQ(eval.code, 0) << eval.output;
   EXPECT_NE(eval.output.find("matmul:M=64,N=64,K=40 "), std::string::npos) << eval.output;
@@ -209,26 +209,7 @@ TEST(ModelCommands, EvalWeighsTasksByTheirNetworkAndScoresHowFarRepeatedMeasurem
   EXPECT_DOUBLE_EQ(number_after(eval.output, "top-5 ", twice), 1.0) << eval.output;
 }
 
-TEST(ModelCommands, TrainWatchTestPrintsTheTestScoresOfEveryEpochAndNeedsATestSplit) {
-  TempDir d;
-  const std::string log = d / "mm.jsonl", net = d / "net.json";
-  write_matmul_log(log);
-  std::ofstream(net) << R"({"format": 1, "name": "held", "tasks": [{"op": "matmul:M=64,N=64,K=40", "weight": 1}]})";
-  CliRun train = tlptune("train --logs " + log + " --out " + (d / "m.tlpm") + kQuick + "--test-network " + net +
-                         " --watch-test");
-  ASSERT_EQ(train.code, 0) << train.output;
-  size_t epochs = 0;  // every epoch line carries the test scores
-  for (size_t at = train.output.find("  test top-1 "); at != std::string::npos;
-       at = train.output.find("  test top-1 ", at + 1))
-    ++epochs;
-  EXPECT_EQ(epochs, 2u) << train.output;
-  CliRun none = tlptune("train --logs " + log + " --out " + (d / "n.tlpm") + kQuick + "--watch-test");
-  EXPECT_EQ(none.code, 1);
-  EXPECT_NE(none.output.find("--watch-test needs held-out test tasks: give --test-network"), std::string::npos)
-      << none.output;
-}
-
-TEST(ModelCommands, NestRowsOnWorkloadsThisBuildDoesNotKnowAreRefusedByName) {
+TEST(ModelCommands, TileRowsOnWorkloadsThisBuildDoesNotKnowAreRefusedByName) {
   TempDir d;
   const std::string log = d / "two.jsonl";
   write_two_platform_log(log);
@@ -241,12 +222,12 @@ TEST(ModelCommands, NestRowsOnWorkloadsThisBuildDoesNotKnowAreRefusedByName) {
                                            .to_line()
                                     << "\n";
   CliRun train = tlptune("train --logs " + log + " --out " + (d / "m.tlpm") +
-                         " --epochs 1 --threads 1 --seq-len 8 --nest-rows 4 --tile-rows 0 --emb-size 34 --platform host@1");
+                         " --epochs 1 --threads 1 --seq-len 8 --tile-rows 4 --emb-size 34 --platform host@1");
   EXPECT_NE(train.code, 0);
   EXPECT_NE(train.output.find("warp_drive:X=1"), std::string::npos) << train.output;
-  CliRun bad = tlptune("train --logs " + log + " --out " + (d / "m.tlpm") + " --seq-len 4 --nest-rows 4 --tile-rows 0");
+  CliRun bad = tlptune("train --logs " + log + " --out " + (d / "m.tlpm") + " --seq-len 4 --tile-rows 4");
   EXPECT_NE(bad.code, 0);
-  EXPECT_NE(bad.output.find("--seq-len 4 leaves no row for the steps after 0 tile rows, 4 nest rows"),
+  EXPECT_NE(bad.output.find("--seq-len 4 leaves no row for the steps after 4 tile rows: give --seq-len 5"),
             std::string::npos)
       << bad.output;
   CliRun recipes = tlptune("train --logs " + log + " --out " + (d / "m.tlpm") + " --seq-len 4");
