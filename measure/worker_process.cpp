@@ -347,4 +347,71 @@ std::string WorkerProcess::exit_description() const {
   return "stopped (status " + std::to_string(status_) + ")";
 }
 
+namespace {
+
+// Reads both pipes until they close or the deadline passes; true when it passed.
+bool drain_until(int out_fd, int err_fd, ChildRun &r, const Deadline &deadline) {
+  pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+  std::string *sinks[2] = {&r.out, &r.err};
+  int open_fds = 2;
+  while (open_fds > 0) {
+    if (deadline.expired()) return true;
+    const int n = ::poll(fds, 2, deadline.poll_ms());
+    if (n < 0 && errno != EINTR) break;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      char buf[4096];
+      const ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
+      if (got > 0) {
+        sinks[i]->append(buf, size_t(got));
+      } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+ChildRun run_child(const std::vector<std::string> &argv, const std::vector<std::string> &env,
+                   double timeout_seconds) {
+  if (argv.empty()) throw WorkerError("run_child: no program given");
+  int out_pipe[2], err_pipe[2];
+  make_pipe(out_pipe);
+  try {
+    make_pipe(err_pipe);
+  } catch (...) {
+    ::close(out_pipe[0]), ::close(out_pipe[1]);
+    throw;
+  }
+  SpawnSetup setup;
+  posix_spawn_file_actions_addopen(&setup.actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&setup.actions, out_pipe[1], 1);
+  posix_spawn_file_actions_adddup2(&setup.actions, err_pipe[1], 2);
+  configure_attributes(&setup.attr);
+  std::vector<char *> cargv, cenv;
+  for (const auto &a : argv) cargv.push_back(const_cast<char *>(a.c_str()));
+  cargv.push_back(nullptr);
+  for (const auto &e : env) cenv.push_back(const_cast<char *>(e.c_str()));
+  cenv.push_back(nullptr);
+  pid_t pid = -1;
+  const int rc = posix_spawnp(&pid, argv[0].c_str(), &setup.actions, &setup.attr, cargv.data(), cenv.data());
+  ::close(out_pipe[1]), ::close(err_pipe[1]);
+  if (rc != 0) {
+    ::close(out_pipe[0]), ::close(err_pipe[0]);
+    throw WorkerError("cannot start " + argv[0] + ": " + errno_text(rc));
+  }
+  ChildRun r;
+  r.timed_out = drain_until(out_pipe[0], err_pipe[0], r, Deadline(timeout_seconds));
+  if (r.timed_out) ::kill(-pid, SIGKILL);
+  ::close(out_pipe[0]), ::close(err_pipe[0]);
+  while (::waitpid(pid, &r.status, 0) < 0 && errno == EINTR) {
+  }
+  r.exit_description = WIFEXITED(r.status) ? describe_exit_code(WEXITSTATUS(r.status))
+                                           : describe_signal(WTERMSIG(r.status), WCOREDUMP(r.status));
+  return r;
+}
+
 }  // namespace tlp

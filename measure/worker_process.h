@@ -93,4 +93,20 @@ class WorkerProcess {
   int status_ = 0;  // waitpid status, valid when status_known_
 };
 
+// A child run to its end, for programs that answer once (the library peers).
+struct ChildRun {
+  bool timed_out = false;
+  int status = 0;                // as waitpid() gives it
+  std::string exit_description;  // as WorkerProcess::exit_description()
+  std::string out, err;          // all it wrote to stdout and stderr
+};
+
+// Runs argv (argv[0] looked up on PATH when it has no '/') with exactly `env`
+// as its environment, stdin from /dev/null, stdout and stderr captured. Spawned
+// as WorkerProcess spawns (own process group, no signals blocked, default
+// dispositions); past timeout_seconds its process group is SIGKILLed and the
+// child reaped. Throws WorkerError naming the program when it cannot start.
+ChildRun run_child(const std::vector<std::string> &argv, const std::vector<std::string> &env,
+                   double timeout_seconds);
+
 }  // namespace tlp

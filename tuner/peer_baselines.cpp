@@ -1,10 +1,6 @@
 #include "tuner/peer_baselines.h"
 
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -30,6 +26,7 @@
 #include "measure/executable_path.h"
 #include "measure/library_baselines/peer_workload.h"
 #include "measure/platform.h"
+#include "measure/worker_process.h"
 #include "measure/runner_client.h"
 #include "measure/task_data.h"
 #include "tuner/name_list.h"
@@ -99,80 +96,6 @@ class StderrCapture {
   std::string path_;
   int saved_ = -1;
 };
-
-struct ChildOutput {
-  int status = 0;
-  bool timed_out = false;
-  std::string out, err;
-};
-
-// Runs argv with exactly `env` as its environment, stdin from /dev/null, stdout
-// and stderr captured, killed (with its process group) after timeout_seconds.
-ChildOutput run_child(const std::vector<std::string> &argv, const std::vector<std::string> &env,
-                      double timeout_seconds) {
-  int out_pipe[2], err_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + strerror(errno));
-  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
-    ::close(out_pipe[0]), ::close(out_pipe[1]);
-    throw std::runtime_error(std::string("pipe: ") + strerror(errno));
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attr, 0);
-  std::vector<char *> cargv, cenv;
-  for (const auto &a : argv) cargv.push_back(const_cast<char *>(a.c_str()));
-  cargv.push_back(nullptr);
-  for (const auto &e : env) cenv.push_back(const_cast<char *>(e.c_str()));
-  cenv.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc = posix_spawnp(&pid, argv[0].c_str(), &actions, &attr, cargv.data(), cenv.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  ::close(out_pipe[1]), ::close(err_pipe[1]);
-  if (rc != 0) {
-    ::close(out_pipe[0]), ::close(err_pipe[0]);
-    throw std::runtime_error("cannot start " + argv[0] + ": " + strerror(rc) +
-                             " (tlptune-peer-bench is built beside tlptune; build the 'tlptune-peer-bench' target)");
-  }
-  ChildOutput r;
-  const double deadline = steady_seconds() + timeout_seconds;
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-  std::string *sinks[2] = {&r.out, &r.err};
-  int open_fds = 2;
-  while (open_fds > 0) {
-    const double left = deadline - steady_seconds();
-    if (left <= 0) {
-      r.timed_out = true;
-      break;
-    }
-    const int n = ::poll(fds, 2, int(std::min(left, 1.0) * 1000) + 1);
-    if (n < 0 && errno != EINTR) break;
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      char buf[4096];
-      const ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
-      if (got > 0) {
-        sinks[i]->append(buf, size_t(got));
-      } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
-        ::close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_fds;
-      }
-    }
-  }
-  if (r.timed_out) ::kill(-pid, SIGKILL);
-  for (auto &f : fds)
-    if (f.fd >= 0) ::close(f.fd);
-  while (::waitpid(pid, &r.status, 0) < 0 && errno == EINTR) {
-  }
-  return r;
-}
 
 std::vector<std::string> current_environment() {
   std::vector<std::string> env;
@@ -271,8 +194,14 @@ void measure_library_peer(Context &cx, PeerResult &r) {
                                          "--threads", std::to_string(cx.threads),
                                          "--rtol", num(cx.o.rtol),
                                          "--data", fs::absolute(cx.task_dir).string()};
-  const ChildOutput child =
-      run_child(argv, environment_without(current_environment(), peer_bench_removed_variables()), cx.o.run_timeout);
+  ChildRun child;
+  try {
+    child = run_child(argv, environment_without(current_environment(), peer_bench_removed_variables()),
+                      cx.o.run_timeout);
+  } catch (const WorkerError &e) {
+    throw std::runtime_error(std::string(e.what()) +
+                             " (tlptune-peer-bench is built beside tlptune; build the 'tlptune-peer-bench' target)");
+  }
   if (child.timed_out) {
     r.error = MeasureError::RunTimeout;
     r.message = "tlptune-peer-bench ran past " + num(cx.o.run_timeout) + " s and was killed";
@@ -288,9 +217,7 @@ void measure_library_peer(Context &cx, PeerResult &r) {
     j = nlohmann::json::parse(line);
   } catch (const std::exception &) {
     r.error = child.status == 0 ? MeasureError::Unknown : MeasureError::RuntimeError;
-    std::string why = WIFSIGNALED(child.status) ? "killed by signal " + std::to_string(WTERMSIG(child.status))
-                                                : "exited with code " + std::to_string(WEXITSTATUS(child.status));
-    r.message = "tlptune-peer-bench " + why + " without a result";
+    r.message = "tlptune-peer-bench " + child.exit_description + " without a result";
     const std::string err = tail_lines(child.err);
     if (!err.empty()) r.message += ": " + err;
     return;

@@ -147,5 +147,41 @@ TEST(WorkerProcess, DestructorKillsAHungChild) {
   EXPECT_TRUE(process_is_dead(pid));
 }
 
+TEST(RunChild, CapturesBothStreamsTheExitAndExactlyTheEnvironmentGiven) {
+  const ChildRun r = run_child({"sh", "-c", "echo out $TLP_X; echo err >&2; exit 3"}, {"TLP_X=given", "PATH=/usr/bin:/bin"},
+                               10.0);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(r.out, "out given\n");
+  EXPECT_EQ(r.err, "err\n");
+  EXPECT_EQ(r.exit_description, "exited with code 3");
+}
+
+TEST(RunChild, PastItsTimeoutTheChildAndEverythingItStartedAreKilled) {
+  const ChildRun r = run_child({"sh", "-c", "sleep 30 & echo $!; wait"}, {"PATH=/usr/bin:/bin"}, 0.5);
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_EQ(r.exit_description, "killed by signal 9 (Killed)");
+  const pid_t grandchild = std::stoi(r.out);
+  bool dead = false;
+  for (int i = 0; i < 200 && !dead; ++i) {
+    dead = process_is_dead(grandchild);
+    if (!dead) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(dead) << "grandchild " << grandchild << " survived the timeout";
+}
+
+TEST(RunChild, TheChildStartsWithNoSignalBlockedThatTheParentBlocked) {
+  sigset_t term, old;
+  sigemptyset(&term);
+  sigaddset(&term, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &term, &old);
+  const ChildRun r = run_child({"sh", "-c", "grep SigBlk /proc/self/status"}, {"PATH=/usr/bin:/bin"}, 10.0);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  EXPECT_EQ(r.out, "SigBlk:\t0000000000000000\n");
+}
+
+TEST(RunChild, AMissingProgramThrowsNamingIt) {
+  EXPECT_THROW(run_child({"/no/such/tlptune-program"}, {}, 1.0), WorkerError);
+}
+
 }  // namespace
 }  // namespace tlp
