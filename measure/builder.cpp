@@ -8,7 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "codegen/kernel_compiler.h"
+#include "codegen/target.h"
 #include "measure/executable_path.h"
+#include "measure/platform.h"
 
 namespace tlp {
 namespace {
@@ -129,6 +132,18 @@ std::vector<BuildResult> Builder::build(const std::vector<BuildJob> &jobs, const
   if (n > 0) drain(0);
   for (auto &t : threads) t.join();
   return results;
+}
+
+std::unique_ptr<Builder> make_target_builder(const std::string &target, const std::string &dir,
+                                             const MeasureSettings &settings) {
+  BuilderOptions bo;
+  bo.workers = settings.build_workers > 0 ? settings.build_workers : hardware_threads();
+  bo.timeout_seconds = settings.build_timeout;
+  bo.runtime_object = dir + "/halide_runtime.o";
+  bo.stderr_path = dir + "/build-worker.log";
+  auto builder = std::make_unique<Builder>(bo);
+  compile_runtime_object(parse_target(target), bo.runtime_object);
+  return builder;
 }
 
 }  // namespace tlp

@@ -14,6 +14,7 @@
 #include "measure/ptxas.h"
 #include "measure/worker_process.h"
 #include "search/schedule.h"
+#include "measure/measure_settings.h"
 #include "measure/timing_protocol.h"
 
 namespace tlp {
@@ -63,5 +64,13 @@ class Builder {
 // The job line a worker reads, and parsing of its reply (shared with the worker).
 std::string build_job_line(const BuildJob &job, long long id, const std::string &runtime_object);
 BuildResult parse_build_reply(const std::string &line, long long expected_id);
+
+// A Builder for `target` (a Halide target string) set up as every caller
+// needs it: the build worker checked for first (a missing one is refused at
+// once), then Halide's runtime for the target compiled into DIR/halide_runtime.o
+// (seconds), the workers' stderr appended to DIR/build-worker.log;
+// settings.build_workers 0: one per core.
+std::unique_ptr<Builder> make_target_builder(const std::string &target, const std::string &dir,
+                                             const MeasureSettings &settings);
 
 }  // namespace tlp

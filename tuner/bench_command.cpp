@@ -95,12 +95,121 @@ int check_against_baseline(const BenchOptions &o, const CheckOptions &c, const B
   return kExitRegression;
 }
 
+void add_run_options(CLI::App &cmd, BenchOptions &o) {
+  cmd.add_option("--suite", o.suite, "A suite name (examples/suites/NAME.json) or a suite file")->capture_default_str();
+  cmd.add_option("--suites-dir", o.suites_dir, "Where suite names are looked up (default: examples/suites)");
+  cmd.add_option("--policies", o.policies,
+                  "Comma-separated: random, evolutionary (model learns nothing), tlp (pretrained --model), "
+                  "tlp-online (model trained from scratch), LABEL=MODEL_FILE (guided by that model; A.tlpm+B.tlpm "
+                  "joins several as one ensemble). The report compares each with random, or with the first one given "
+                  "when random does not run")
+      ->capture_default_str();
+  cmd.add_option("--trials", o.trials, "Trials per run (a suite entry may set its own)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--seeds", o.seeds, "Runs per policy and operator, with seeds 1..N")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--peers", o.peers,
+                  "Also measure these peers on every operator: adams2019, mullapudi2016, li2018, openblas, onednn")
+      ->capture_default_str();
+  cmd.add_option("--model", o.model,
+                  "The TLP model file of the tlp policy (default: the model shipped in models/, as tune's --model "
+                  "default)")
+      ->capture_default_str();
+  cmd.add_option("--update-epochs", o.update_epochs,
+                  "Epochs a TLP policy's model fine-tunes after each round (default: the model's, 0: never); finished "
+                  "runs in --out are read back whatever they used, so compare settings in separate --out folders")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--update-records", o.update_records,
+                  "Records each fine-tuning trains on (default: the model's, 0: all seen)")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--sampled-share", o.sampled_share,
+                  "Share of an evolutionary policy's model picks per round taken from the best-scored plain samples "
+                  "(see 'tlptune tune --help'); like --update-epochs, compare settings in separate --out folders")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+}
+
+void add_final_options(CLI::App &cmd, BenchOptions &o) {
+  cmd.add_option("--final-rounds", o.final_rounds,
+                  "After all runs, measure each run's fastest kernels (--final-top) again this many times, the runs "
+                  "taking turns, and report the best of each run's medians too: a fair comparison of the bests on a "
+                  "machine whose speed drifts (0: skip)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--final-top", o.final_top,
+                  "How many of each run's fastest kernels --final-rounds measures again (a search's single best record "
+                  "is the luckiest of many near-equal ones)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd.add_option("--final-early", o.final_early,
+                  "Also measure again each run's --final-top fastest kernels among its first FRACTION of trials, in "
+                  "the same rounds (e.g. 0.1 with --trials 1000: is TLP's best of 100 trials as fast as random's of "
+                  "1000?); the report compares them with the baseline policy's best of all trials (0: skip)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+}
+
+void add_check_options(CLI::App &cmd, CheckOptions &c) {
+  cmd.add_option("--check", c.baseline_path,
+                  "CI mode: compare best GFLOP/s and trials-to-target of every policy and operator with this "
+                  "baseline file; exit 3 on a regression confirmed by a second measurement");
+  cmd.add_option("--tolerance", c.tolerance, "Allowed relative regression in --check mode")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  cmd.add_option("--target-fraction", c.target_fraction,
+                  "Trials-to-target counts trials to reach this fraction of the operator's best GFLOP/s")
+      ->capture_default_str()
+      ->check(CLI::Range(0.01, 1.0));
+  cmd.add_flag("--update-baseline", c.update, "With --check: write this run's figures to the baseline file instead");
+}
+
+int run_bench_command(BenchOptions &o, const CheckOptions &c, const std::string &platform, const std::string &json_path,
+                      const std::string &invoked) {
+  if (!platform.empty()) {
+    const PlatformSpec p = parse_platform_spec(platform);
+    o.target = p.target;
+    o.threads = p.threads;
+  }
+  o.model = resolved_tlp_model(o);
+  if (o.final_early > 0 && o.final_rounds == 0)
+    throw std::runtime_error(
+        "--final-early measures kernels again in the --final-rounds rounds; give --final-rounds "
+        "N (e.g. 5) or leave --final-early out");
+  if (c.update && c.baseline_path.empty())
+    throw std::runtime_error("--update-baseline needs --check FILE: the file to write the baseline to");
+  if (!c.baseline_path.empty() && !c.update)  // fail before hours of tuning
+    refuse_mismatched_bests(read_baseline(c.baseline_path), o, c.baseline_path);
+  const std::atomic<bool> &stop = stop_on_interrupt();
+  bool interrupted = false;
+  const BenchReport report = run_bench(o, invoked, stop, interrupted);
+  if (interrupted) {
+    fprintf(stderr, "interrupted: finished runs are kept in %s/runs; run the same command again to resume\n",
+            o.out_dir.c_str());
+    return kExitInterrupted;
+  }
+  const std::string md =
+      write_bench_report(report, o.out_dir, bench_baseline_policy(parse_bench_policies(o.policies, o.model)));
+  printf("%s\nreport: %s/report.md, %s/report.json, plots in %s/plots\n", md.c_str(), o.out_dir.c_str(),
+         o.out_dir.c_str(), o.out_dir.c_str());
+  if (!json_path.empty()) bench_detail::write_file_atomically(json_path, report.to_json().dump(1) + "\n");
+  if (c.baseline_path.empty()) return kExitOk;
+  if (c.update) {
+    write_baseline(baseline_from_report(report, c.target_fraction, nullptr, o.final_rounds > 0), c.baseline_path);
+    printf("baseline written to %s\n", c.baseline_path.c_str());
+    return kExitOk;
+  }
+  return check_against_baseline(o, c, report, stop);
+}
+
 }  // namespace
 
 Command add_bench_command(CLI::App &app) {
   auto o = std::make_shared<BenchOptions>();
   auto c = std::make_shared<CheckOptions>();
   auto json_path = std::make_shared<std::string>();
+  auto platform = std::make_shared<std::string>();
   Command cmd;
   cmd.app = app.add_subcommand(
       "bench",
@@ -116,111 +225,20 @@ Command add_bench_command(CLI::App &app) {
       "  tlptune bench --suite quick --out ci-bench --check perf-baseline.json --tolerance 0.15\n"
       "Run the same command again to resume: finished runs are read back from --out.\n"
       "Exit codes: 0 ok, 1 error, 3 a regression past --tolerance, 130 interrupted.");
-  sub->add_option("--suite", o->suite, "A suite name (examples/suites/NAME.json) or a suite file")->capture_default_str();
-  sub->add_option("--suites-dir", o->suites_dir, "Where suite names are looked up (default: examples/suites)");
-  sub->add_option("--policies", o->policies,
-                  "Comma-separated: random, evolutionary (model learns nothing), tlp (pretrained --model), "
-                  "tlp-online (model trained from scratch), LABEL=MODEL_FILE (guided by that model; A.tlpm+B.tlpm "
-                  "joins several as one ensemble). The report compares each with random, or with the first one given "
-                  "when random does not run")
-      ->capture_default_str();
-  sub->add_option("--trials", o->trials, "Trials per run (a suite entry may set its own)")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  sub->add_option("--seeds", o->seeds, "Runs per policy and operator, with seeds 1..N")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  add_run_options(*sub, *o);
   sub->add_option("--out", o->out_dir, "Folder for logs, finished runs, report.md, report.json and plots/")->required();
   sub->add_option("--json", *json_path, "Also write the report as JSON to this file");
-  sub->add_option("--peers", o->peers,
-                  "Also measure these peers on every operator: adams2019, mullapudi2016, li2018, openblas, onednn")
-      ->capture_default_str();
-  sub->add_option("--model", o->model,
-                  "The TLP model file of the tlp policy (default: the model shipped in models/, as tune's --model "
-                  "default)")
-      ->capture_default_str();
   auto *target_opt = sub->add_option("--target", o->target, "Compile target")->capture_default_str();
-  auto platform = std::make_shared<std::string>();
   sub->add_option("--platform", *platform,
                   "Platform to tune for, TARGET@THREADS (e.g. x86-64-linux-sse41@2): sets the target and the threads "
                   "kernels run with; an MTL-TLP model uses its head")
       ->excludes(target_opt);
   add_measure_settings_options(*sub, o->measure);
-  sub->add_option("--update-epochs", o->update_epochs,
-                  "Epochs a TLP policy's model fine-tunes after each round (default: the model's, 0: never); finished "
-                  "runs in --out are read back whatever they used, so compare settings in separate --out folders")
-      ->check(CLI::NonNegativeNumber);
-  sub->add_option("--update-records", o->update_records,
-                  "Records each fine-tuning trains on (default: the model's, 0: all seen)")
-      ->check(CLI::NonNegativeNumber);
-  sub->add_option("--sampled-share", o->sampled_share,
-                  "Share of an evolutionary policy's model picks per round taken from the best-scored plain samples "
-                  "(see 'tlptune tune --help'); like --update-epochs, compare settings in separate --out folders")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 1.0));
-  sub->add_option("--final-rounds", o->final_rounds,
-                  "After all runs, measure each run's fastest kernels (--final-top) again this many times, the runs "
-                  "taking turns, and report the best of each run's medians too: a fair comparison of the bests on a "
-                  "machine whose speed drifts (0: skip)")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  sub->add_option("--final-top", o->final_top,
-                  "How many of each run's fastest kernels --final-rounds measures again (a search's single best record "
-                  "is the luckiest of many near-equal ones)")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  sub->add_option("--final-early", o->final_early,
-                  "Also measure again each run's --final-top fastest kernels among its first FRACTION of trials, in "
-                  "the same rounds (e.g. 0.1 with --trials 1000: is TLP's best of 100 trials as fast as random's of "
-                  "1000?); the report compares them with the baseline policy's best of all trials (0: skip)")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 1.0));
-  sub->add_option("--check", c->baseline_path,
-                  "CI mode: compare best GFLOP/s and trials-to-target of every policy and operator with this "
-                  "baseline file; exit 3 on a regression confirmed by a second measurement");
-  sub->add_option("--tolerance", c->tolerance, "Allowed relative regression in --check mode")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 1.0));
-  sub->add_option("--target-fraction", c->target_fraction,
-                  "Trials-to-target counts trials to reach this fraction of the operator's best GFLOP/s")
-      ->capture_default_str()
-      ->check(CLI::Range(0.01, 1.0));
-  sub->add_flag("--update-baseline", c->update, "With --check: write this run's figures to the baseline file instead");
+  add_final_options(*sub, *o);
+  add_check_options(*sub, *c);
   sub->add_flag("!--no-progress", o->progress, "Do not draw progress bars");
   cmd.run = [o, c, json_path, platform, invoked = cmd.invoked] {
-    if (!platform->empty()) {
-      const PlatformSpec p = parse_platform_spec(*platform);
-      o->target = p.target;
-      o->threads = p.threads;
-    }
-    o->model = resolved_tlp_model(*o);
-    if (o->final_early > 0 && o->final_rounds == 0)
-      throw std::runtime_error("--final-early measures kernels again in the --final-rounds rounds; give --final-rounds "
-                               "N (e.g. 5) or leave --final-early out");
-    if (c->update && c->baseline_path.empty())
-      throw std::runtime_error("--update-baseline needs --check FILE: the file to write the baseline to");
-    if (!c->baseline_path.empty() && !c->update)  // fail before hours of tuning
-      refuse_mismatched_bests(read_baseline(c->baseline_path), *o, c->baseline_path);
-    const std::atomic<bool> &stop = stop_on_interrupt();
-    bool interrupted = false;
-    const BenchReport report = run_bench(*o, *invoked, stop, interrupted);
-    if (interrupted) {
-      fprintf(stderr, "interrupted: finished runs are kept in %s/runs; run the same command again to resume\n",
-              o->out_dir.c_str());
-      return kExitInterrupted;
-    }
-    const std::string md =
-        write_bench_report(report, o->out_dir, bench_baseline_policy(parse_bench_policies(o->policies, o->model)));
-    printf("%s\nreport: %s/report.md, %s/report.json, plots in %s/plots\n", md.c_str(), o->out_dir.c_str(),
-           o->out_dir.c_str(), o->out_dir.c_str());
-    if (!json_path->empty()) bench_detail::write_file_atomically(*json_path, report.to_json().dump(1) + "\n");
-    if (c->baseline_path.empty()) return kExitOk;
-    if (c->update) {
-      write_baseline(baseline_from_report(report, c->target_fraction, nullptr, o->final_rounds > 0), c->baseline_path);
-      printf("baseline written to %s\n", c->baseline_path.c_str());
-      return kExitOk;
-    }
-    return check_against_baseline(*o, *c, report, stop);
+    return run_bench_command(*o, *c, *platform, *json_path, *invoked);
   };
   return cmd;
 }

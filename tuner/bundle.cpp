@@ -197,14 +197,7 @@ BundleSummary write_bundle(const std::vector<std::string> &op_specs, const Bundl
   const fs::path out(o.out_dir);
 
   WorkDir work("", "tlptune-bundle");
-  const std::string runtime = work / "halide_runtime.o";
-  compile_runtime_object(target, runtime);
-  BuilderOptions bo;
-  bo.workers = o.measure.build_workers > 0 ? o.measure.build_workers : hardware_threads();
-  bo.timeout_seconds = o.measure.build_timeout;
-  bo.runtime_object = runtime;
-  bo.stderr_path = work / "build-worker.log";
-  Builder builder(bo);
+  const std::unique_ptr<Builder> builder = make_target_builder(target.to_string(), work.path(), o.measure);
 
   std::ofstream jobs(out / "jobs.jsonl", std::ios::trunc), manifest(out / "manifest.jsonl", std::ios::trunc);
   BundleSummary sum;
@@ -223,7 +216,7 @@ BundleSummary write_bundle(const std::vector<std::string> &op_specs, const Bundl
       std::vector<BuildJob> batch;
       for (size_t i = first; i < last; ++i)
         batch.push_back({op.workload().key(), target_string, picks[i].schedule, work / ("b" + std::to_string(next_id + long(i - first)))});
-      const std::vector<BuildResult> built = builder.build(batch);
+      const std::vector<BuildResult> built = builder->build(batch);
       for (size_t i = 0; i < built.size(); ++i, ++next_id) {
         const Pick &pick = picks[first + i];
         MeasureRecord rec;

@@ -10,6 +10,7 @@
 
 #include "tuner/bundle.h"
 #include "tuner/command.h"
+#include "tuner/platform_spec.h"
 #include "tuner/measure_settings_options.h"
 #include "tuner/progress_bar.h"
 
@@ -72,7 +73,8 @@ Command add_bundle_command(CLI::App &app) {
   sub->add_option("--model", o->model,
                   "A TLP model file: rank --pool random samples and keep the best --per-op, best first "
                   "(default: keep random samples)");
-  sub->add_option("--platform", o->platform, "The platform an MTL-TLP --model predicts for (its head)");
+  sub->add_option("--platform", o->platform,
+                  std::string("The platform an MTL-TLP --model predicts for (its head): ") + kPlatformHelp);
   sub->add_option("--pool", o->pool, "Samples the model ranks per operator (0: 16 x --per-op)")->capture_default_str();
   sub->add_option("--seed", o->seed, "Random seed of the sampling")->capture_default_str();
   sub->add_option("--threads", o->threads, "CPU targets: threads each run uses (0: all)")->capture_default_str();
@@ -124,7 +126,8 @@ Command add_bundle_import_command(CLI::App &app) {
   c.app->add_option("--log", *log, "JSON-lines log to append to (records already there are not added twice)")
       ->required();
   c.app->add_option("--platform", *platform,
-                    "The platform the records name (default: the GPU in probe.json, or this machine's CPU)");
+                    "The platform the records name, as records name it (default: the GPU in probe.json, or this "
+                    "machine's CPU)");
   c.app->add_option("--json", *json_path, "Also write the per-operator curves (best GFLOP/s after each trial) here");
   c.run = [pairs, log, platform, json_path] {
     if (pairs->size() % 2 != 0)

@@ -76,6 +76,73 @@ PriorRuns prior_runs(const std::vector<MeasureRecord> &prior, const std::string 
   return p;
 }
 
+int run_collect(const CollectOptions &c) {
+  const std::atomic<bool> &stop = stop_on_interrupt();
+  const auto specs = task_specs(c);
+  const std::vector<PlatformSpec> plats = platforms(c);
+  const std::vector<TargetPlatforms> groups = group_by_target(plats);
+  TuneOptions driver = c.tune;  // sampling runs on the first platform
+  driver.target = plats[0].target;
+  driver.threads = plats[0].threads;
+  const Halide::Target target = parse_target(driver.target);
+  std::vector<MeasureRecord> prior;
+  if (std::filesystem::exists(c.tune.log_path)) prior = read_record_log(c.tune.log_path).records;
+  PriorRuns known = prior_runs(prior, plats[0].name());
+  std::vector<std::unique_ptr<TaskTuner>> tasks;
+  int missing = 0;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    tasks.push_back(std::make_unique<TaskTuner>(specs[i], target, driver, c.tune.seed + i, nullptr));
+    tasks.back()->load_prior(prior, true);
+    missing += std::max(0, c.per_task - tasks.back()->summary().trials_total);
+  }
+  prior.clear();
+  auto measurers = make_measurers(groups, c.tune);
+  ProgressBar bar("collecting", missing);
+  int done = 0;
+  auto remember = [&](const MeasureRecord &r) {
+    known.runs.insert(Measurer::run_key(r.platform, r.workload_key, r.schedule));
+  };
+  // The first platform's schedules, on every other platform, skipping runs
+  // already logged; in batches, so that Ctrl-C is never far away.
+  auto on_other_platforms = [&](TaskTuner &t, const std::vector<Schedule> &schedules) {
+    const size_t batch = size_t(std::max(1, c.tune.batch));
+    for (size_t i = 0; i < schedules.size() && !stop; i += batch) {
+      const std::vector<Schedule> part(schedules.begin() + long(i),
+                                       schedules.begin() + long(std::min(schedules.size(), i + batch)));
+      for (auto &m : measurers) m->measure(t.op(), part, stop, remember, &known.runs);
+    }
+  };
+  for (auto &t : tasks) {
+    on_other_platforms(*t, known.on_first_platform[t->summary().workload]);  // what a stop left behind
+    while (t->summary().trials_total < c.per_task && !stop) {
+      const int want = std::min(c.tune.batch, c.per_task - t->summary().trials_total);
+      const int measured = t->round(*measurers[0], want, stop, [&] {
+        ++done;
+        if (c.tune.progress) bar.update(done, t->summary().workload.substr(0, 40));
+      });
+      if (measured == 0) break;
+      for (const Schedule &s : t->last_round())  // the first measurer ran all its platforms
+        for (const std::string &p : measurers[0]->platforms())
+          known.runs.insert(Measurer::run_key(p, t->summary().workload, s));
+      on_other_platforms(*t, t->last_round());
+    }
+    if (stop) break;
+  }
+  if (c.tune.progress) bar.finish();
+  printf("collected %d new records for %zu operators into %s", done, tasks.size(), c.tune.log_path.c_str());
+  if (plats.size() > 1) {
+    int logged = 0;
+    for (const auto &m : measurers) logged += m->records_logged();
+    printf(", and %d on the other %zu platforms", logged - done, plats.size() - 1);
+  }
+  printf("\n");
+  if (stop) {
+    fprintf(stderr, "interrupted: run the same command again to continue where it stopped\n");
+    return kExitInterrupted;
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 Command add_collect_command(CLI::App &app) {
@@ -103,70 +170,7 @@ Command add_collect_command(CLI::App &app) {
   add_measure_settings_options(*sub, c->tune.measure);
   sub->add_flag("!--no-progress", c->tune.progress, "Do not draw the progress bar");
   cmd.run = [c] {
-    const std::atomic<bool> &stop = stop_on_interrupt();
-    const auto specs = task_specs(*c);
-    const std::vector<PlatformSpec> plats = platforms(*c);
-    const std::vector<TargetPlatforms> groups = group_by_target(plats);
-    TuneOptions driver = c->tune;  // sampling runs on the first platform
-    driver.target = plats[0].target;
-    driver.threads = plats[0].threads;
-    const Halide::Target target = parse_target(driver.target);
-    std::vector<MeasureRecord> prior;
-    if (std::filesystem::exists(c->tune.log_path)) prior = read_record_log(c->tune.log_path).records;
-    PriorRuns known = prior_runs(prior, plats[0].name());
-    std::vector<std::unique_ptr<TaskTuner>> tasks;
-    int missing = 0;
-    for (size_t i = 0; i < specs.size(); ++i) {
-      tasks.push_back(std::make_unique<TaskTuner>(specs[i], target, driver, c->tune.seed + i, nullptr));
-      tasks.back()->load_prior(prior, true);
-      missing += std::max(0, c->per_task - tasks.back()->summary().trials_total);
-    }
-    prior.clear();
-    auto measurers = make_measurers(groups, c->tune);
-    ProgressBar bar("collecting", missing);
-    int done = 0;
-    auto remember = [&](const MeasureRecord &r) {
-      known.runs.insert(Measurer::run_key(r.platform, r.workload_key, r.schedule));
-    };
-    // The first platform's schedules, on every other platform, skipping runs
-    // already logged; in batches, so that Ctrl-C is never far away.
-    auto on_other_platforms = [&](TaskTuner &t, const std::vector<Schedule> &schedules) {
-      const size_t batch = size_t(std::max(1, c->tune.batch));
-      for (size_t i = 0; i < schedules.size() && !stop; i += batch) {
-        const std::vector<Schedule> part(schedules.begin() + long(i),
-                                         schedules.begin() + long(std::min(schedules.size(), i + batch)));
-        for (auto &m : measurers) m->measure(t.op(), part, stop, remember, &known.runs);
-      }
-    };
-    for (auto &t : tasks) {
-      on_other_platforms(*t, known.on_first_platform[t->summary().workload]);  // what a stop left behind
-      while (t->summary().trials_total < c->per_task && !stop) {
-        const int want = std::min(c->tune.batch, c->per_task - t->summary().trials_total);
-        const int measured = t->round(*measurers[0], want, stop, [&] {
-          ++done;
-          if (c->tune.progress) bar.update(done, t->summary().workload.substr(0, 40));
-        });
-        if (measured == 0) break;
-        for (const Schedule &s : t->last_round())  // the first measurer ran all its platforms
-          for (const std::string &p : measurers[0]->platforms())
-            known.runs.insert(Measurer::run_key(p, t->summary().workload, s));
-        on_other_platforms(*t, t->last_round());
-      }
-      if (stop) break;
-    }
-    if (c->tune.progress) bar.finish();
-    printf("collected %d new records for %zu operators into %s", done, tasks.size(), c->tune.log_path.c_str());
-    if (plats.size() > 1) {
-      int logged = 0;
-      for (const auto &m : measurers) logged += m->records_logged();
-      printf(", and %d on the other %zu platforms", logged - done, plats.size() - 1);
-    }
-    printf("\n");
-    if (stop) {
-      fprintf(stderr, "interrupted: run the same command again to continue where it stopped\n");
-      return kExitInterrupted;
-    }
-    return kExitOk;
+    return run_collect(*c);
   };
   return cmd;
 }

@@ -58,14 +58,7 @@ Measurer::Measurer(MeasurerOptions o) : o_(std::move(o)) {
   }
   if (!o_.build_only) log_ = std::make_unique<RecordLog>(o_.log_path);  // refuses a bad log before any work
   work_ = std::make_unique<WorkDir>(o_.work_dir);
-  const std::string runtime = (fs::path(work_->path()) / "halide_runtime.o").string();
-  BuilderOptions bo;
-  bo.workers = o_.settings.build_workers > 0 ? o_.settings.build_workers : hardware_threads();
-  bo.timeout_seconds = o_.settings.build_timeout;
-  bo.runtime_object = runtime;
-  bo.stderr_path = (fs::path(work_->path()) / "build-worker.log").string();
-  builder_ = std::make_unique<Builder>(bo);  // first: it refuses a missing build worker at once
-  compile_runtime_object(parse_target(o_.target), runtime);
+  builder_ = make_target_builder(o_.target, work_->path(), o_.settings);
   if (o_.build_only) return;
   const std::vector<std::string> runner_argv =
       o_.runner_command.empty() ? std::vector<std::string>{RunnerClient::default_runner_path()}

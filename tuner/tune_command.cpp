@@ -102,6 +102,80 @@ void print_summary(const TuneSummary &s) {
          s.best_schedule.to_text().c_str(), s.best_halide_source.c_str());
 }
 
+void add_search_options(CLI::App &cmd, TuneOptions &o) {
+  cmd.add_option("--policy", o.policy,
+                  "Search policy: evolutionary (guided by --model), random (no model), or auto (evolutionary; random "
+                  "with --build-only, where nothing is measured to learn from)")
+      ->capture_default_str();
+  cmd.add_option("--model", o.model,
+                  "Cost model of the evolutionary policy: default (the TLP model shipped in models/, for x86-64 CPUs; "
+                  "none elsewhere), a model file from 'tlptune train', several joined by '+' (a.tlpm+b.tlpm: one "
+                  "ensemble, each model's scores standardized and averaged; each fine-tunes online, so it costs "
+                  "that many times the model time), none (TLP trained online from scratch), or random (learns nothing)")
+      ->capture_default_str();
+  cmd.add_option("--population", o.population, "Evolutionary population size")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd.add_option("--generations", o.generations, "Evolutionary generations per round")->capture_default_str();
+  cmd.add_option("--sampled-share", o.sampled_share,
+                  "Share of the model's picks per round taken from the best-scored plain samples of the first "
+                  "population instead of from the evolved schedules (a hedge against the model's blind spots)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  cmd.add_option("--update-epochs", o.update_epochs,
+                  "Epochs the TLP model fine-tunes on the measurements after each round (default: the model's, 0: never)");
+  cmd.add_option("--update-records", o.update_records,
+                  "Records each fine-tuning trains on: the newest half and a draw of older ones (default: the "
+                  "model's, 0: all seen)");
+  cmd.add_option("--final-top", o.final_top,
+                  "At the end, measure this many of the fastest kernels again (0: don't); on a busy machine one "
+                  "lucky measurement can make a slower kernel look fastest")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--final-rounds", o.final_rounds,
+                  "Rounds of measuring the fastest again, side by side; the best is then the lowest median over each "
+                  "kernel's measurements, and one that fails when run again is ruled out (0: skip)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+}
+
+int run_tune(TuneOptions &o, const std::string &network, const std::string &platform, const std::string &json_path) {
+  if (!platform.empty()) {
+    const PlatformSpec p = parse_platform_spec(platform);
+    o.target = p.target;
+    o.threads = p.threads;
+  }
+  const std::atomic<bool> &stop = stop_on_interrupt();
+  nlohmann::json summary;
+  bool interrupted = false;
+  int trials = 0;
+  if (!network.empty()) {
+    NetworkSummary n = run_network_tuning(o, network, stop);
+    print_network_summary(n);
+    summary = n.to_json();
+    interrupted = n.interrupted;
+    trials = n.trials_total;
+  } else {
+    TuneSummary s = run_tuning(o, stop);
+    if (o.build_only)
+      print_build_only(s);
+    else
+      print_summary(s);
+    summary = s.to_json();
+    interrupted = s.interrupted;
+    trials = s.trials_total;
+  }
+  if (!json_path.empty()) {
+    std::ofstream f(json_path);
+    if (!f) throw std::runtime_error("cannot write the summary to '" + json_path + "'");
+    f << summary.dump(2) << "\n";
+  }
+  if (interrupted) {
+    fprintf(stderr, "interrupted: %d measurements are in %s; run again with --resume to continue\n", trials,
+            o.log_path.c_str());
+    return kExitInterrupted;
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 Command add_tune_command(CLI::App &app) {
@@ -120,38 +194,7 @@ Command add_tune_command(CLI::App &app) {
       sub->add_option("--target", o->target, "Compile target: host, or a Halide target string such as x86-64-linux-avx2")
           ->capture_default_str();
   sub->add_option("--trials", o->trials, "How many candidates to measure in all")->capture_default_str()->check(CLI::PositiveNumber);
-  sub->add_option("--policy", o->policy,
-                  "Search policy: evolutionary (guided by --model), random (no model), or auto (evolutionary; random "
-                  "with --build-only, where nothing is measured to learn from)")
-      ->capture_default_str();
-  sub->add_option("--model", o->model,
-                  "Cost model of the evolutionary policy: default (the TLP model shipped in models/, for x86-64 CPUs; "
-                  "none elsewhere), a model file from 'tlptune train', several joined by '+' (a.tlpm+b.tlpm: one "
-                  "ensemble, each model's scores standardized and averaged; each fine-tunes online, so it costs "
-                  "that many times the model time), none (TLP trained online from scratch), or random (learns nothing)")
-      ->capture_default_str();
-  sub->add_option("--population", o->population, "Evolutionary population size")->capture_default_str()->check(CLI::PositiveNumber);
-  sub->add_option("--generations", o->generations, "Evolutionary generations per round")->capture_default_str();
-  sub->add_option("--sampled-share", o->sampled_share,
-                  "Share of the model's picks per round taken from the best-scored plain samples of the first "
-                  "population instead of from the evolved schedules (a hedge against the model's blind spots)")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 1.0));
-  sub->add_option("--update-epochs", o->update_epochs,
-                  "Epochs the TLP model fine-tunes on the measurements after each round (default: the model's, 0: never)");
-  sub->add_option("--update-records", o->update_records,
-                  "Records each fine-tuning trains on: the newest half and a draw of older ones (default: the "
-                  "model's, 0: all seen)");
-  sub->add_option("--final-top", o->final_top,
-                  "At the end, measure this many of the fastest kernels again (0: don't); on a busy machine one "
-                  "lucky measurement can make a slower kernel look fastest")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  sub->add_option("--final-rounds", o->final_rounds,
-                  "Rounds of measuring the fastest again, side by side; the best is then the lowest median over each "
-                  "kernel's measurements, and one that fails when run again is ruled out (0: skip)")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+  add_search_options(*sub, *o);
   sub->add_option("--log", o->log_path, "JSON-lines log; records are appended, never rewritten (required unless --build-only)");
   sub->add_option("--runner", o->runner_command,
                   "Start the runner with this shell command, e.g. 'ssh gpu-host /opt/tlptune/tlptune-runner' (it must "
@@ -178,40 +221,7 @@ Command add_tune_command(CLI::App &app) {
   sub->add_option("--work-dir", o->work_dir, "Keep build artifacts here (default: a temporary folder, removed at the end)");
   sub->add_flag("!--no-progress", o->progress, "Do not draw the progress bar");
   c.run = [o, json_path, network, platform] {
-    if (!platform->empty()) {
-      const PlatformSpec p = parse_platform_spec(*platform);
-      o->target = p.target;
-      o->threads = p.threads;
-    }
-    const std::atomic<bool> &stop = stop_on_interrupt();
-    nlohmann::json summary;
-    bool interrupted = false;
-    int trials = 0;
-    if (!network->empty()) {
-      NetworkSummary n = run_network_tuning(*o, *network, stop);
-      print_network_summary(n);
-      summary = n.to_json();
-      interrupted = n.interrupted;
-      trials = n.trials_total;
-    } else {
-      TuneSummary s = run_tuning(*o, stop);
-      if (o->build_only) print_build_only(s);
-      else print_summary(s);
-      summary = s.to_json();
-      interrupted = s.interrupted;
-      trials = s.trials_total;
-    }
-    if (!json_path->empty()) {
-      std::ofstream f(*json_path);
-      if (!f) throw std::runtime_error("cannot write the summary to '" + *json_path + "'");
-      f << summary.dump(2) << "\n";
-    }
-    if (interrupted) {
-      fprintf(stderr, "interrupted: %d measurements are in %s; run again with --resume to continue\n", trials,
-              o->log_path.c_str());
-      return kExitInterrupted;
-    }
-    return kExitOk;
+    return run_tune(*o, *network, *platform, *json_path);
   };
   return c;
 }
