@@ -13,6 +13,7 @@
 #include "measure/kernel_cost_table.h"
 #include "measure/platform.h"
 #include "measure/record_log.h"
+#include "measure/wall_clock.h"
 #include "tuner/bench/json_file.h"
 #include "tuner/bench/regression_check.h"
 #include "tuner/name_list.h"
@@ -20,7 +21,6 @@
 #include "tuner/shipped_files.h"
 #include "tuner/side_by_side_remeasure.h"
 #include "tuner/tuning_session.h"
-#include "tuner/wall_clock.h"
 
 namespace tlp {
 namespace {

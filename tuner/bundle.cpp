@@ -17,15 +17,15 @@
 #include "codegen/target.h"
 #include "measure/builder.h"
 #include "measure/measure_record.h"
+#include "measure/measurer.h"
 #include "measure/platform.h"
 #include "measure/record_log.h"
 #include "measure/runner_client.h"
 #include "measure/task_data.h"
+#include "measure/work_dir.h"
 #include "search/schedule_space.h"
 #include "tuner/cost_model_factory.h"
-#include "tuner/measurer.h"
 #include "tuner/task_tuner.h"
-#include "tuner/work_dir.h"
 
 namespace tlp {
 namespace {

@@ -10,12 +10,12 @@
 #include <unordered_set>
 
 #include "codegen/target.h"
+#include "measure/measurer.h"
 #include "measure/record_log.h"
 #include "search/network_spec.h"
 #include "tuner/command.h"
 #include "tuner/interrupt.h"
 #include "tuner/measure_settings_options.h"
-#include "tuner/measurer.h"
 #include "tuner/platform_spec.h"
 #include "tuner/progress_bar.h"
 #include "tuner/task_tuner.h"

@@ -15,14 +15,14 @@
 #include "codegen/lower.h"
 #include "codegen/operator.h"
 #include "codegen/target.h"
+#include "measure/measurer.h"
 #include "measure/record_log.h"
+#include "measure/timing_protocol.h"
 #include "tuner/command.h"
 #include "tuner/compute_dag_cache.h"
-#include "tuner/record_migration.h"
 #include "tuner/interrupt.h"
-#include "tuner/measurer.h"
 #include "tuner/network_workloads.h"
-#include "measure/timing_protocol.h"
+#include "tuner/record_migration.h"
 
 namespace tlp {
 namespace {

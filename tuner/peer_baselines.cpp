@@ -26,12 +26,12 @@
 #include "measure/executable_path.h"
 #include "measure/library_baselines/peer_workload.h"
 #include "measure/platform.h"
-#include "measure/worker_process.h"
 #include "measure/runner_client.h"
 #include "measure/task_data.h"
+#include "measure/wall_clock.h"
+#include "measure/work_dir.h"
+#include "measure/worker_process.h"
 #include "tuner/name_list.h"
-#include "tuner/wall_clock.h"
-#include "tuner/work_dir.h"
 
 extern char **environ;
 

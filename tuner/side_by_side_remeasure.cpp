@@ -4,9 +4,9 @@
 
 #include "codegen/operator.h"
 #include "codegen/target.h"
+#include "measure/measurer.h"
 #include "measure/platform.h"
 #include "tuner/bench/bench_report_internal.h"
-#include "tuner/measurer.h"
 
 namespace tlp {
 

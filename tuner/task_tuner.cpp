@@ -1,15 +1,15 @@
-#include "tuner/wall_clock.h"
 #include "tuner/task_tuner.h"
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <cstdio>
 #include <limits>
+#include <map>
 
 #include "codegen/lower.h"
 #include "codegen/target.h"
 #include "measure/platform.h"
+#include "measure/wall_clock.h"
 #include "search/evolutionary_search.h"
 #include "search/random_search.h"
 #include "tuner/final_pass.h"
@@ -155,6 +155,18 @@ void TaskTuner::finish() {
   sum_.model_seconds = policy_->model_seconds();
   sum_.search_seconds -= std::min(sum_.search_seconds, sum_.model_seconds);
   if (sum_.found) sum_.best_halide_source = schedule_to_halide_source(*op_, dag_, sum_.best_schedule);
+}
+
+MeasurerOptions measurer_options(const TuneOptions &o, const std::string &target) {
+  MeasurerOptions mo;
+  mo.target = target;
+  mo.threads = {o.threads > 0 ? o.threads : hardware_threads()};
+  mo.build_only = o.build_only;
+  mo.runner_command = o.runner_command;
+  mo.log_path = o.log_path;
+  mo.work_dir = o.work_dir;
+  mo.settings = o.measure;
+  return mo;
 }
 
 }  // namespace tlp

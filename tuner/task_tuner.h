@@ -12,10 +12,10 @@
 
 #include "codegen/operator.h"
 #include "measure/kernel_cost_table.h"
+#include "measure/measurer.h"
 #include "search/cost_model.h"
 #include "search/schedule_space.h"
 #include "search/search_policy.h"
-#include "tuner/measurer.h"
 #include "tuner/tuning_session.h"
 
 namespace tlp {
@@ -74,5 +74,8 @@ class TaskTuner {
   TuneSummary sum_;
   bool model_update_failed_ = false;  // warned once
 };
+
+// The measurer options of a tuning run's options, for a resolved target string.
+MeasurerOptions measurer_options(const TuneOptions &o, const std::string &target);
 
 }  // namespace tlp

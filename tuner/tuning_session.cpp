@@ -1,4 +1,3 @@
-#include "tuner/wall_clock.h"
 #include "tuner/tuning_session.h"
 
 #include <cmath>
@@ -9,15 +8,16 @@
 #include <nlohmann/json.hpp>
 
 #include "codegen/target.h"
+#include "measure/measurer.h"
 #include "measure/platform.h"
 #include "measure/record_log.h"
+#include "measure/wall_clock.h"
 #include "search/network_spec.h"
 #include "search/task_scheduler.h"
 #include "tuner/compute_dag_cache.h"
 #include "tuner/cost_model_factory.h"
-#include "tuner/record_migration.h"
-#include "tuner/measurer.h"
 #include "tuner/progress_bar.h"
+#include "tuner/record_migration.h"
 #include "tuner/shipped_model.h"
 #include "tuner/task_tuner.h"
 

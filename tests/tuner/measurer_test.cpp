@@ -1,7 +1,7 @@
 // The measurer's side-by-side runs: each kernel built once, run once per round
 // with the order rotating, every record logged; a kernel that fails to build
 // costs one failed record and the others still run.
-#include "tuner/measurer.h"
+#include "measure/measurer.h"
 
 #include <gtest/gtest.h>
 

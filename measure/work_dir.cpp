@@ -1,4 +1,4 @@
-#include "tuner/work_dir.h"
+#include "measure/work_dir.h"
 
 #include <cstdlib>
 #include <filesystem>

@@ -1,5 +1,4 @@
-#include "tuner/wall_clock.h"
-#include "tuner/measurer.h"
+#include "measure/measurer.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +12,7 @@
 #include "measure/platform.h"
 #include "measure/shell_command.h"
 #include "measure/task_data.h"
+#include "measure/wall_clock.h"
 
 namespace tlp {
 namespace {
@@ -36,18 +36,6 @@ std::string measurement_platform(const std::string &target, int threads, bool bu
                              "on a GPU machine");
   }
   return j["platform"].get<std::string>();
-}
-
-MeasurerOptions measurer_options(const TuneOptions &o, const std::string &target) {
-  MeasurerOptions mo;
-  mo.target = target;
-  mo.threads = {o.threads > 0 ? o.threads : hardware_threads()};
-  mo.build_only = o.build_only;
-  mo.runner_command = o.runner_command;
-  mo.log_path = o.log_path;
-  mo.work_dir = o.work_dir;
-  mo.settings = o.measure;
-  return mo;
 }
 
 Measurer::Measurer(MeasurerOptions o) : o_(std::move(o)) {

@@ -13,11 +13,10 @@
 #include "codegen/operator.h"
 #include "measure/builder.h"
 #include "measure/measure_record.h"
+#include "measure/measure_settings.h"
 #include "measure/record_log.h"
 #include "measure/runner_client.h"
-#include "tuner/tuning_session.h"
-#include "tuner/work_dir.h"
-#include "measure/measure_settings.h"
+#include "measure/work_dir.h"
 
 namespace tlp {
 
@@ -50,8 +49,6 @@ struct MeasureTimes {
 std::string measurement_platform(const std::string &target, int threads, bool build_only,
                                  const std::string &runner_command);
 
-// The measurer options of a tuning run's options, for a resolved target string.
-MeasurerOptions measurer_options(const TuneOptions &o, const std::string &target);
 
 class Measurer {
  public:
