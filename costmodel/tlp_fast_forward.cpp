@@ -226,7 +226,9 @@ int distinct_rows(Scratch &s, int rows, int E) {
   return n;
 }
 
-// One pass over `samples` schedules.
+// One pass over `samples` schedules. Kept as one function on purpose: it is
+// the network's layers in order, each reading the scratch the one before wrote,
+// and reads like the LibTorch module it must match number for number.
 void forward_chunk(const FastNet &net, const float *x, int samples, float *out, Scratch &s) {
   const TlpNetworkConfig &cfg = net.config;
   const int L = cfg.seq_len, E = cfg.emb_size, H = cfg.hidden;

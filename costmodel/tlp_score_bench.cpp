@@ -136,6 +136,8 @@ std::string load_average() {
 
 }  // namespace
 
+// A measurement script rather than product code: its sections run in order
+// and print as they go, so it stays one readable sequence.
 int main(int argc, char **argv) {
   size_t n = 4096;
   std::vector<std::string> archs = {"attention", "lstm", "transformer"};

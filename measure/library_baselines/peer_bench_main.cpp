@@ -90,6 +90,19 @@ tlp::OutputCheck check_peer_output(const std::vector<float> &out, const tlp::Tas
   return tlp::check_output(out.data(), task.reference, task.mean_abs_reference, rtol, task.reference_positions);
 }
 
+// What the timed runs say, into the result line.
+void add_timing(nlohmann::json &out, const BenchResult &r, const PeerWorkload &w) {
+  const double median = tlp::median_of(r.costs);
+  out["median_seconds"] = median;
+  out["runs"] = r.costs.size();
+  out["costs"] = r.costs;
+  out["kernel"] = r.kernel;
+  out["threads"] = r.threads;
+  out["gflops"] = median > 0 ? workload_flops(w) / median / 1e9 : 0.0;
+  for (const auto &[k, v] : r.details) out[k] = v;
+  if (!r.note.empty()) out["note"] = r.note;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -147,15 +160,7 @@ int main(int argc, char **argv) {
     }
     BenchResult r = library == "openblas" ? bench_openblas(w, inputs, timing, threads)
                                           : bench_onednn(w, inputs, timing, threads);
-    const double median = tlp::median_of(r.costs);
-    out["median_seconds"] = median;
-    out["runs"] = r.costs.size();
-    out["costs"] = r.costs;
-    out["kernel"] = r.kernel;
-    out["threads"] = r.threads;
-    out["gflops"] = median > 0 ? workload_flops(w) / median / 1e9 : 0.0;
-    for (const auto &[k, v] : r.details) out[k] = v;
-    if (!r.note.empty()) out["note"] = r.note;
+    add_timing(out, r, w);
     out["checked"] = !data_dir.empty();
     if (!data_dir.empty()) {
       const tlp::OutputCheck check = check_peer_output(r.output, task, rtol);
