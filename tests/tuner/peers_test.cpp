@@ -19,6 +19,7 @@
 #include "codegen/halide_autoscheduler.h"
 #include "codegen/operator.h"
 #include "measure/library_baselines/peer_workload.h"
+#include "measure/task_data.h"
 #include "tuner/peer_baselines.h"
 
 #include "tests/tuner/cli_test_util.h"
@@ -143,6 +144,35 @@ TEST(Peers, UnknownAutoschedulerIsAClearError) {
 
 // ---------------------------------------------------------------------------
 // The command.
+
+// The task data a bundle carries: inputs generated from seeds, the reference
+// at sampled positions. The peer bench reads it as the runner does.
+TEST(PeerBench, ReadsPortableTaskDataWithASampledReferenceAndChecksIt) {
+  TempDir d;
+  const auto op = make_operator("matmul:M=32,N=48,K=16");
+  const std::string task = d / "task";
+  write_portable_task_data(*op, task, 1, 100);  // 100 of the 1,536 outputs
+  const std::string bench = (std::filesystem::path(TLPTUNE_PATH).parent_path() / "tlptune-peer-bench").string();
+  auto run = [&] {
+    const std::string cmd = "'" + bench + "' --workload '" + op->workload().key() +
+                            "' --library openblas --min-seconds 0 --data '" + task + "' 2>&1";
+    std::string out;
+    FILE *p = popen(cmd.c_str(), "r");
+    char buf[4096];
+    for (size_t n; p && (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+    if (p) pclose(p);
+    return nlohmann::json::parse(out.substr(out.rfind('{')));
+  };
+  const nlohmann::json ok = run();
+  EXPECT_EQ(ok.at("error"), "none") << ok.dump();
+  EXPECT_TRUE(ok.at("checked").get<bool>());
+  {  // A wrong sampled reference value is caught.
+    std::fstream f(task + "/ref.f32", std::ios::in | std::ios::out | std::ios::binary);
+    const float bogus = 12345.0f;
+    f.write(reinterpret_cast<const char *>(&bogus), sizeof bogus);
+  }
+  EXPECT_EQ(run().at("error"), "wrong_answer");
+}
 
 TEST(PeersCli, OpenblasOnASmallMatmul) {
   TempDir d;
