@@ -31,11 +31,11 @@ struct CheckOptions {
 // the report names the file; the tlp policy with no model that fits is refused.
 std::string resolved_tlp_model(const BenchOptions &o) {
   if (o.model != "default") return o.model;
-  const std::string shipped = shipped_model_for(parse_target(o.target));
+  const std::string shipped = shipped_model_for(parse_target(o.runs.target));
   if (!shipped.empty()) return shipped;
   for (const std::string &p : split_name_list(o.policies))
     if (p == "tlp")
-      throw std::runtime_error("the tlp policy needs a pretrained model, and none ships for target '" + o.target +
+      throw std::runtime_error("the tlp policy needs a pretrained model, and none ships for target '" + o.runs.target +
                                "': give --model FILE (see 'tlptune train')");
   return o.model;
 }
@@ -117,14 +117,14 @@ void add_run_options(CLI::App &cmd, BenchOptions &o) {
                   "The TLP model file of the tlp policy (default: the model shipped in models/, as tune's --model "
                   "default)")
       ->capture_default_str();
-  cmd.add_option("--update-epochs", o.update_epochs,
+  cmd.add_option("--update-epochs", o.runs.update_epochs,
                   "Epochs a TLP policy's model fine-tunes after each round (default: the model's, 0: never); finished "
                   "runs in --out are read back whatever they used, so compare settings in separate --out folders")
       ->check(CLI::NonNegativeNumber);
-  cmd.add_option("--update-records", o.update_records,
+  cmd.add_option("--update-records", o.runs.update_records,
                   "Records each fine-tuning trains on (default: the model's, 0: all seen)")
       ->check(CLI::NonNegativeNumber);
-  cmd.add_option("--sampled-share", o.sampled_share,
+  cmd.add_option("--sampled-share", o.runs.sampled_share,
                   "Share of an evolutionary policy's model picks per round taken from the best-scored plain samples "
                   "(see 'tlptune tune --help'); like --update-epochs, compare settings in separate --out folders")
       ->capture_default_str()
@@ -169,8 +169,8 @@ int run_bench_command(BenchOptions &o, const CheckOptions &c, const std::string 
                       const std::string &invoked) {
   if (!platform.empty()) {
     const PlatformSpec p = parse_platform_spec(platform);
-    o.target = p.target;
-    o.threads = p.threads;
+    o.runs.target = p.target;
+    o.runs.threads = p.threads;
   }
   o.model = resolved_tlp_model(o);
   if (o.final_early > 0 && o.final_rounds == 0)
@@ -228,15 +228,15 @@ Command add_bench_command(CLI::App &app) {
   add_run_options(*sub, *o);
   sub->add_option("--out", o->out_dir, "Folder for logs, finished runs, report.md, report.json and plots/")->required();
   sub->add_option("--json", *json_path, "Also write the report as JSON to this file");
-  auto *target_opt = sub->add_option("--target", o->target, "Compile target")->capture_default_str();
+  auto *target_opt = sub->add_option("--target", o->runs.target, "Compile target")->capture_default_str();
   sub->add_option("--platform", *platform,
                   "Platform to tune for, TARGET@THREADS (e.g. x86-64-linux-sse41@2): sets the target and the threads "
                   "kernels run with; an MTL-TLP model uses its head")
       ->excludes(target_opt);
-  add_measure_settings_options(*sub, o->measure);
+  add_measure_settings_options(*sub, o->runs.measure);
   add_final_options(*sub, *o);
   add_check_options(*sub, *c);
-  sub->add_flag("!--no-progress", o->progress, "Do not draw progress bars");
+  sub->add_flag("!--no-progress", o->runs.progress, "Do not draw progress bars");
   cmd.run = [o, c, json_path, platform, invoked = cmd.invoked] {
     return run_bench_command(*o, *c, *platform, *json_path, *invoked);
   };

@@ -132,20 +132,13 @@ TuningCurve curve_from_log(const std::string &log, double start_unix, double flo
 PolicyResult run_once(const BenchOptions &o, const RunPlan &plan, const std::atomic<bool> &stop, bool &finished) {
   const std::string log = o.out_dir + "/logs/" + plan.name + ".jsonl";
   set_aside_partial_log(log);
-  TuneOptions t;
+  TuneOptions t = o.runs;
   t.op_spec = plan.op.op;
-  t.target = o.target;
-  t.threads = o.threads;
   t.trials = plan.trials;
   t.policy = plan.policy.policy;
   t.model = plan.policy.model;
   t.seed = uint64_t(plan.seed);
   t.log_path = log;
-  t.measure = o.measure;
-  t.update_epochs = o.update_epochs;
-  t.update_records = o.update_records;
-  t.sampled_share = o.sampled_share;
-  t.progress = o.progress;
   t.final_top = 0;  // the bench measures every run's best again itself, side by side across runs (finals/)
   const double start = unix_seconds();
   const TuneSummary s = run_tuning(t, stop);
@@ -189,8 +182,8 @@ std::vector<BenchPeerResult> peers_of(const BenchOptions &o, const BenchOperator
   PeerOptions po;
   po.op_spec = op.op;
   po.peers = parse_peer_list(o.peers);
-  po.target = o.target;
-  po.min_seconds = o.measure.min_seconds;
+  po.target = o.runs.target;
+  po.min_seconds = o.runs.measure.min_seconds;
   BenchReport holder;
   for (const PeerResult &p : run_peers(po, [](const std::string &what) { fprintf(stderr, "%s\n", what.c_str()); })
                                  .results) {
@@ -342,9 +335,9 @@ void remeasure_best_kernels(const BenchOptions &o, const std::vector<RunPlan> &p
           o.final_rounds == 1 ? "" : "s");
   RemeasureOptions ro;
   ro.rounds = o.final_rounds;
-  ro.target = o.target;
-  ro.threads = o.threads;
-  ro.min_seconds = o.measure.min_seconds;
+  ro.target = o.runs.target;
+  ro.threads = o.runs.threads;
+  ro.min_seconds = o.runs.measure.min_seconds;
   ro.log_path = dir + "/remeasured.jsonl";
   const std::vector<double> gflops = remeasure_side_by_side(kernels, ro, stop);
   if (stop) return;

@@ -20,10 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "search/evolutionary_search.h"
 #include "tuner/bench/bench_report.h"
 #include "tuner/bench/bench_suite.h"
-#include "measure/measure_settings.h"
+#include "tuner/tuning_session.h"
 
 namespace tlp {
 
@@ -52,12 +51,11 @@ struct BenchOptions {
   int seeds = 1;                // seeds 1..seeds
   std::string out_dir;          // required
   std::string peers;            // comma-separated peer names; empty: none
-  std::string target = "host";
-  int threads = 0;              // kernel threads (0: every hardware thread)
-  MeasureSettings measure;  // how every run and re-measurement builds and times
-  int update_epochs = -1;       // TLP policies' fine-tuning per round (-1: the model's default; see TuneOptions)
-  int update_records = -1;
-  double sampled_share = EvolutionOptions().sampled_share;  // evolutionary policies' picks from plain samples
+  // What every run shares: target, threads, measurement settings, the TLP
+  // policies' fine-tuning, the evolutionary share of plain samples, progress.
+  // Each run takes it whole and sets its operator, trials, policy, model, seed
+  // and log from its plan.
+  TuneOptions runs;
   // After all runs, each run's final_top fastest kernels are measured again this
   // many rounds, side by side with the other runs' (0: not), and the run's figure
   // is the best of their medians: the figures then compare under the same
@@ -71,7 +69,6 @@ struct BenchOptions {
   // not): whether one policy's best of 100 trials is as fast as another's of
   // 1,000 is then measured side by side, not read off two noisy searches.
   double final_early = 0;
-  bool progress = true;
 };
 
 // The suites folder to use: `given` if set, else ./examples/suites, else the one
