@@ -200,13 +200,17 @@ Parsed parse(const std::string &path) {
   if (at + 8 != s.size())
     throw ModelFileError(name + " is corrupt (" + std::to_string(s.size() - at - 8) +
                          " unexpected bytes after the checksum)" + retrain);
+  json j;
   try {
-    const json j = json::parse(meta);
-    if (j.value("format", std::string()) != "tlptune-model")
-      throw ModelFileError(name + " is not a tlptune model (its metadata has no tlptune-model tag)");
+    j = json::parse(meta);
+  } catch (const json::exception &e) {
+    throw ModelFileError(name + " has unreadable metadata (" + e.what() + ")" + retrain);
+  }
+  if (!j.is_object() || j.value("format", std::string()) != "tlptune-model")
+    throw ModelFileError(name + " is not a tlptune model (its metadata has no tlptune-model tag)");
+  try {
     p.info = info_from_json(j, version);
-  } catch (const ModelFileError &e) {
-    if (std::string(e.what()).rfind(name, 0) == 0) throw;
+  } catch (const ModelFileError &e) {  // what the migration refuses, said of this file
     throw ModelFileError(name + ": " + e.what());
   } catch (const std::exception &e) {
     throw ModelFileError(name + " has unreadable metadata (" + e.what() + ")" + retrain);

@@ -33,6 +33,9 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
+// A manifest line is the candidate's record plus these keys of the bundle's own.
+constexpr const char *kManifestKeys[] = {"id", "pick", "rank"};
+
 // Runs on the other machine: plain sh, no tlptune. The runner's --job-timeout
 // turns a hanging kernel into a run_timeout result; a kernel that kills the
 // runner gets a runtime_error line written here, and the runner restarts at the
@@ -299,9 +302,8 @@ BundleImportSummary import_bundle(const std::string &bundle_dir, const std::stri
   for (const MeasureRecord &r : read_record_log(log_path).records)
     logged.insert(Measurer::run_key(r.platform, r.workload_key, r.schedule));
   for (const json &entry : manifest) {
-    // A manifest entry is a record with the bundle's own keys beside it.
     json record = entry;
-    for (const char *key : {"id", "pick", "rank"}) record.erase(key);
+    for (const char *key : kManifestKeys) record.erase(key);
     MeasureRecord rec = MeasureRecord::from_json(record);
     const long long id = entry["id"].get<long long>();
     if (sum.platform.empty()) {

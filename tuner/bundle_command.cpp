@@ -10,7 +10,6 @@
 
 #include "tuner/bundle.h"
 #include "tuner/command.h"
-#include "tuner/platform_spec.h"
 #include "tuner/measure_settings_options.h"
 #include "tuner/progress_bar.h"
 
@@ -74,7 +73,7 @@ Command add_bundle_command(CLI::App &app) {
                   "A TLP model file: rank --pool random samples and keep the best --per-op, best first "
                   "(default: keep random samples)");
   sub->add_option("--platform", o->platform,
-                  std::string("The platform an MTL-TLP --model predicts for (its head): ") + kPlatformHelp);
+                  "The platform an MTL-TLP --model predicts for (its head), as records name it");
   sub->add_option("--pool", o->pool, "Samples the model ranks per operator (0: 16 x --per-op)")->capture_default_str();
   sub->add_option("--seed", o->seed, "Random seed of the sampling")->capture_default_str();
   sub->add_option("--threads", o->threads, "CPU targets: threads each run uses (0: all)")->capture_default_str();

@@ -1,9 +1,7 @@
 #include "tuner/cost_model_factory.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <set>
 #include <stdexcept>
 #include <vector>
 
@@ -12,7 +10,6 @@
 #include "search/ensemble_cost_model.h"
 #include "search/random_model.h"
 #include "tuner/compute_dag_cache.h"
-#include "tuner/platform_spec.h"
 
 namespace tlp {
 
@@ -55,18 +52,8 @@ std::unique_ptr<CostModel> make_cost_model(const std::string &spec, const std::s
     return make_untrained_tlp_cost_model(network_config(defaults), defaults.featurizer, platform, options, seed);
   }
   // An MTL-TLP model predicts with this platform's head (and refuses a platform it has none for).
-  // The head may be named as any --platform is (tuner/platform_spec.h); a
-  // platform it names none of is refused by the model file, listing its heads.
-  const std::vector<std::string> heads = read_tlp_model_info(spec).platforms;
-  const bool mtl = !heads.empty();
-  std::string head = platform;
-  if (mtl && !platform.empty() && std::find(heads.begin(), heads.end(), platform) == heads.end()) {
-    try {
-      head = resolve_platform(platform, std::set<std::string>(heads.begin(), heads.end()), "the model's heads");
-    } catch (const std::runtime_error &) {
-    }
-  }
-  auto model = make_tlp_cost_model(spec, mtl ? head : "", options);
+  const bool mtl = !read_tlp_model_info(spec).platforms.empty();
+  auto model = make_tlp_cost_model(spec, mtl ? platform : "", options);
   if (!platform.empty() && !model->info().platform.empty() && model->info().platform != platform)
     fprintf(stderr, "note: %s was trained on '%s'; this is '%s' (online fine-tuning adapts it)\n", spec.c_str(),
             model->info().platform.c_str(), platform.c_str());

@@ -53,8 +53,7 @@ Command add_eval_command(CLI::App &app) {
     const auto records = read_migrated_logs(o->logs);
     const std::set<std::string> known = platforms_of(records);
     const std::string platform = o->platform.empty() ? info.platform : resolve_platform(o->platform, known);
-    std::vector<TlpTask> tasks =
-        tasks_where(build_tasks(records), [&](const TlpTask &t) { return t.platform == platform; });
+    std::vector<TlpTask> tasks = tasks_of_platform(build_tasks(records), platform);
     if (tasks.empty()) throw std::runtime_error("the logs hold no tasks of platform '" + platform + "' to rank");
     const auto groups = network_workloads(o->networks);
     const DagLookup dags = make_compute_dag_lookup();  // one cache for every model

@@ -55,7 +55,7 @@ std::vector<TargetPlatforms> group_by_target(const std::vector<PlatformSpec> &pl
   return groups;
 }
 
-std::string resolve_platform(const std::string &text, const std::set<std::string> &known, const std::string &among) {
+std::string resolve_platform(const std::string &text, const std::set<std::string> &known) {
   if (known.count(text)) return text;
   try {
     const std::string name = parse_platform_spec(text).name();
@@ -68,12 +68,8 @@ std::string resolve_platform(const std::string &text, const std::set<std::string
   if (matches.size() == 1) return matches[0];
   std::string list;
   for (const auto &p : known) list += "\n  " + p;
-  if (among.empty())
-    throw std::runtime_error("platform '" + text + "' " + (matches.empty() ? "is not in the logs" : "is ambiguous") +
-                             "; the logs hold records of:" + list);
-  throw std::runtime_error("platform '" + text + "' " + (matches.empty() ? "is not one of " : "is ambiguous among ") +
-                           among + ":" + list);
+  throw std::runtime_error("platform '" + text + "' " + (matches.empty() ? "is not in the logs" : "is ambiguous") +
+                           "; the logs hold records of:" + list);
 }
-
 
 }  // namespace tlp

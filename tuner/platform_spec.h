@@ -40,9 +40,7 @@ constexpr char kPlatformHelp[] =
 
 // The full name of a platform named by `text` among the `known` ones (e.g. the
 // platforms of some logs): a known name, TARGET@THREADS of this machine, or a
-// part of exactly one known name. Throws std::runtime_error listing them, as
-// the platforms of the logs, or of `among` when given ("the model's heads").
-std::string resolve_platform(const std::string &text, const std::set<std::string> &known,
-                             const std::string &among = "");
+// part of exactly one known name. Throws std::runtime_error listing them.
+std::string resolve_platform(const std::string &text, const std::set<std::string> &known);
 
 }  // namespace tlp

@@ -35,6 +35,13 @@ std::set<std::string> platforms_of(const std::vector<MeasureRecord> &records) {
   return out;
 }
 
+std::vector<TlpTask> tasks_of_platform(std::vector<TlpTask> tasks, const std::string &platform) {
+  std::vector<TlpTask> out;
+  for (auto &t : tasks)
+    if (t.platform == platform) out.push_back(std::move(t));
+  return out;
+}
+
 std::vector<TopkTask> topk_tasks(TlpNetwork &net, const std::vector<TlpTask> &tasks,
                                  const std::map<std::string, WorkloadInNetwork> &networks) {
   std::vector<std::string> workloads;

@@ -24,13 +24,8 @@ void place_in_networks(std::vector<TopkTask> &tasks, const std::vector<std::stri
 std::string most_common_platform(const std::vector<MeasureRecord> &records);
 std::set<std::string> platforms_of(const std::vector<MeasureRecord> &records);
 
-template <typename Pred>
-std::vector<TlpTask> tasks_where(std::vector<TlpTask> tasks, Pred keep) {
-  std::vector<TlpTask> out;
-  for (auto &t : tasks)
-    if (keep(t)) out.push_back(std::move(t));
-  return out;
-}
+// The tasks of records of `platform`.
+std::vector<TlpTask> tasks_of_platform(std::vector<TlpTask> tasks, const std::string &platform);
 
 // The network's predictions for featurized tasks, grouped by network.
 std::vector<TopkTask> topk_tasks(TlpNetwork &net, const std::vector<TlpTask> &tasks,

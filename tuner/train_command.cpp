@@ -223,9 +223,8 @@ std::unique_ptr<TlpNetwork> make_network(const TrainCommandOptions &o, size_t he
 
 TrainResult train_heads(TlpNetwork &net, const TrainingRecords &t, const TlpDataset &data,
                         const std::vector<TlpTask> &val, size_t tests, const TrainOptions &to, const DagLookup &dags) {
-  auto on = [](const std::string &platform) { return [platform](const TlpTask &x) { return x.platform == platform; }; };
   if (t.heads.size() == 1) {
-    const std::vector<TlpTask> train = tasks_where(data.split.train, on(t.target));
+    const std::vector<TlpTask> train = tasks_of_platform(data.split.train, t.target);
     printf("split by workload: %zu train, %zu validation, %zu test tasks\n", train.size(), val.size(), tests);
     if (train.empty()) throw std::runtime_error("no training tasks: collect more data (tlptune collect)");
     return train_tlp(net, train, val, to);
@@ -286,9 +285,8 @@ int run_train(TrainCommandOptions &o, const CLI::App &app) {
   so.test_workloads = t.test_workloads;
   const DagLookup dags = make_compute_dag_lookup();
   const TlpDataset data = make_tlp_dataset(t.records, so, f, dags);
-  auto on = [](const std::string &platform) { return [platform](const TlpTask &x) { return x.platform == platform; }; };
-  const std::vector<TlpTask> val = tasks_where(data.split.val, on(t.target));
-  const std::vector<TlpTask> test = tasks_where(data.split.test, on(t.target));
+  const std::vector<TlpTask> val = tasks_of_platform(data.split.val, t.target);
+  const std::vector<TlpTask> test = tasks_of_platform(data.split.test, t.target);
   printf("records %zu: %zu failed, %zu in tasks too small, %zu measured a schedule again (one sample each); %zu "
          "tasks kept\n",
          data.stats.records, data.stats.failed_records, data.stats.small_task_records, data.stats.repeated_records,

@@ -30,6 +30,15 @@ bool process_is_dead(pid_t pid) {
   return paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'Z';
 }
 
+// Whether pid is dead within two seconds (a SIGKILL takes a moment to land).
+bool dies_soon(pid_t pid) {
+  for (int i = 0; i < 200; ++i) {
+    if (process_is_dead(pid)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
 TEST(WorkerProcess, SendsAndReadsLines) {
   WorkerProcess p({"cat"});
   ASSERT_TRUE(p.send("hello"));
@@ -82,12 +91,7 @@ TEST(WorkerProcess, KillEndsTheChildAndEverythingItStarted) {
   EXPECT_FALSE(p.alive());
   EXPECT_EQ(p.exit_description(), "killed by signal 9 (Killed)");
   // The grandchild was in the child's process group, so the same SIGKILL reached it.
-  bool dead = false;
-  for (int i = 0; i < 200 && !dead; ++i) {
-    dead = process_is_dead(pid);
-    if (!dead) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  EXPECT_TRUE(dead) << "grandchild " << pid << " survived kill()";
+  EXPECT_TRUE(dies_soon(pid)) << "grandchild " << pid << " survived kill()";
 }
 
 TEST(WorkerProcess, SendToADeadChildFailsWithoutKillingTheParent) {
@@ -161,12 +165,7 @@ TEST(RunChild, PastItsTimeoutTheChildAndEverythingItStartedAreKilled) {
   EXPECT_TRUE(r.timed_out);
   EXPECT_EQ(r.exit_description, "killed by signal 9 (Killed)");
   const pid_t grandchild = std::stoi(r.out);
-  bool dead = false;
-  for (int i = 0; i < 200 && !dead; ++i) {
-    dead = process_is_dead(grandchild);
-    if (!dead) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  EXPECT_TRUE(dead) << "grandchild " << grandchild << " survived the timeout";
+  EXPECT_TRUE(dies_soon(grandchild)) << "grandchild " << grandchild << " survived the timeout";
 }
 
 TEST(RunChild, TheChildStartsWithNoSignalBlockedThatTheParentBlocked) {
