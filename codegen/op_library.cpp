@@ -1,5 +1,6 @@
 // The operator table and the checked way to instantiate an operator.
 #include <cstdio>
+#include <stdexcept>
 
 #include "codegen/operator.h"
 #include "codegen/ops/op_helpers.h"
@@ -11,8 +12,20 @@ OpParamInfo integer(const std::string &name, int64_t def, const std::string &hel
   return OpParamInfo{name, std::to_string(def), help, {}, min_value};
 }
 
-OpParamInfo layout() {
-  return OpParamInfo{"layout", "NCHW", "data layout (NHWC: weights RSCK)", {"NCHW", "NHWC"}, 1};
+OpParamInfo conv_layout() {
+  return OpParamInfo{"layout", "NCHW",
+                     "data and output layout: NCHW (weights KCRS), NHWC (weights RSCK), or channel-blocked "
+                     "NCHW<b>c (weights given as KCRS, packed once at load time to OIhw<b>i<b>o)",
+                     ops::conv_layout_names(), 1};
+}
+
+// Added after workload keys were first written: at its default it stays out of the
+// key, so the keys of old records still name the same workloads.
+OpParamInfo window_layout() {
+  OpParamInfo p{"layout", "NCHW", "data and output layout: NCHW, or channel-blocked NCHW<b>c",
+                ops::window_layout_names(), 1};
+  p.in_key_at_default = false;
+  return p;
 }
 
 std::vector<OpParamInfo> conv_params() {
@@ -22,7 +35,7 @@ std::vector<OpParamInfo> conv_params() {
       integer("K", 64, "output channels"), integer("R", 3, "kernel height"),
       integer("S", 3, "kernel width"),   integer("stride", 1, "stride"),
       integer("pad", 1, "zero padding on each side", 0), integer("dilation", 1, "dilation"),
-      layout()};
+      conv_layout()};
   return p;
 }
 
@@ -38,10 +51,10 @@ std::vector<OpInfo> build_library() {
        ops::make_batch_matmul},
       {"conv2d", "2-D convolution (NCHW data with KCRS weights, or NHWC with RSCK)", conv_params(),
        ops::make_conv2d},
-      {"depthwise_conv2d", "depthwise 2-D convolution, NCHW, channel multiplier 1",
+      {"depthwise_conv2d", "depthwise 2-D convolution, channel multiplier 1 (weights C x R x S)",
        {integer("N", 1, "batch"), integer("C", 32, "channels"), integer("H", 112, "input height"),
         integer("W", 112, "input width"), integer("R", 3, "kernel height"), integer("S", 3, "kernel width"),
-        integer("stride", 1, "stride"), integer("pad", 1, "zero padding on each side", 0)},
+        integer("stride", 1, "stride"), integer("pad", 1, "zero padding on each side", 0), window_layout()},
        ops::make_depthwise_conv2d},
       {"dense_bias_relu", "relu(A x B + bias), a fully connected layer",
        {integer("M", 128, "rows (batch)"), integer("N", 768, "output features"),
@@ -53,10 +66,11 @@ std::vector<OpInfo> build_library() {
        {integer("M", 128, "rows"), integer("N", 1000, "softmax length")}, ops::make_softmax},
       {"layernorm", "layer normalization over the last axis (eps 1e-5, with gamma and beta)",
        {integer("M", 128, "rows"), integer("N", 768, "normalized length")}, ops::make_layernorm},
-      {"max_pool2d", "2-D max pooling, NCHW, padding never wins",
+      {"max_pool2d", "2-D max pooling, padding never wins",
        {integer("N", 1, "batch"), integer("C", 64, "channels"), integer("H", 112, "input height"),
         integer("W", 112, "input width"), integer("R", 3, "window height"), integer("S", 3, "window width"),
-        integer("stride", 2, "stride"), integer("pad", 1, "padding on each side (at most half the window)", 0)},
+        integer("stride", 2, "stride"), integer("pad", 1, "padding on each side (at most half the window)", 0),
+        window_layout()},
        ops::make_max_pool2d},
   };
 }
@@ -118,5 +132,15 @@ std::unique_ptr<Operator> make_operator(const Workload &w) {
 }
 
 std::unique_ptr<Operator> make_operator(const std::string &spec) { return make_operator(parse_workload(spec)); }
+
+Halide::Func Operator::build_packing(size_t j, const Halide::ImageParam &) const {
+  throw std::logic_error(workload().kind + " packs no input " + std::to_string(j));
+}
+
+std::vector<Shape> user_input_shapes(const Operator &op) {
+  std::vector<Shape> shapes = op.input_shapes();
+  for (const PackedInput &p : op.packed_inputs()) shapes.at(size_t(p.input)) = p.user_shape;
+  return shapes;
+}
 
 }  // namespace tlp

@@ -3,7 +3,11 @@
 //     reset, so every candidate builds its own),
 //   - the shapes of its inputs and output,
 //   - its FLOP count,
-//   - a reference result computed by plain C++ loops, independent of Halide.
+//   - a reference result computed by plain C++ loops, independent of Halide,
+//   - optionally, inputs it reads packed (weights, constant at inference): the user
+//     holds them in a plain order and a separate packing pipeline reorders them once,
+//     at load time, into the order the kernel's tiles read. Packing is never part of
+//     the kernel, so it is never timed.
 //
 // How to add an operator:
 //   1. Write codegen/ops/<kind>.cpp with a class deriving from Operator.
@@ -41,6 +45,14 @@ struct HalideAlgorithm {
   std::vector<Stage> stages;  // topological order; the last one is the output
 };
 
+// A kernel input the user holds in another (plain) order; see Operator::build_packing.
+struct PackedInput {
+  int input = 0;                 // the kernel input (index into input_shapes()) it fills
+  Shape user_shape;              // the plain tensor's shape, Halide order
+  std::string user_layout;       // for people, outermost first: "KCRS"
+  std::string packed_layout;     // likewise: "OIhw16i16o"
+};
+
 class Operator {
  public:
   explicit Operator(Workload w) : workload_(std::move(w)) {}
@@ -53,8 +65,15 @@ class Operator {
   virtual Shape output_shape() const = 0;
   virtual double flops() const = 0;
   // Plain loops over `inputs` (dense, Halide order) into `out` (dense, Halide order).
+  // A packed input comes in its user form (PackedInput::user_shape), as users hold it.
   // Accumulates in double where the operator reduces.
   virtual void reference(const std::vector<const float *> &inputs, float *out) const = 0;
+
+  // The inputs the kernel reads packed; empty for most operators.
+  virtual std::vector<PackedInput> packed_inputs() const { return {}; }
+  // The packing of packed_inputs()[j]: a fresh Func over `user` (an ImageParam of the
+  // user shape) whose values are the kernel's input, in its shape. Pure reordering.
+  virtual Halide::Func build_packing(size_t j, const Halide::ImageParam &user) const;
 
  private:
   Workload workload_;
@@ -66,6 +85,7 @@ struct OpParamInfo {
   std::string help;
   std::vector<std::string> choices;  // empty: a positive integer
   int64_t min_value = 1;             // for integers
+  bool in_key_at_default = true;     // false: Workload::key() leaves it out while it has its default
 };
 
 struct OpInfo {
@@ -83,6 +103,10 @@ const OpInfo &find_op(const std::string &kind);  // throws WorkloadError listing
 // would not fit in memory (any tensor over 2^31 elements or 4 GiB in all).
 std::unique_ptr<Operator> make_operator(const Workload &w);
 std::unique_ptr<Operator> make_operator(const std::string &spec);
+
+// The shapes the user holds: input_shapes(), with each packed input in its user form.
+// These are the shapes reference() reads and task data stores.
+std::vector<Shape> user_input_shapes(const Operator &op);
 
 // The search's description of the operator, derived from its Halide algorithm.
 ComputeDag make_compute_dag(const Operator &op);

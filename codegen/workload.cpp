@@ -76,9 +76,17 @@ std::string canonical_value(const OpInfo &op, const OpParamInfo &p, const std::s
 }  // namespace
 
 std::string Workload::key() const {
+  const std::vector<OpParamInfo> *declared = nullptr;
+  for (const auto &op : op_library())
+    if (op.kind == kind) declared = &op.params;
   std::string out = kind;
-  for (size_t i = 0; i < params.size(); ++i)
-    out += (i == 0 ? ":" : ",") + params[i].first + "=" + params[i].second;
+  bool first = true;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const OpParamInfo *p = declared && i < declared->size() ? &(*declared)[i] : nullptr;
+    if (p && !p->in_key_at_default && params[i].second == p->default_value) continue;
+    out += (first ? ":" : ",") + params[i].first + "=" + params[i].second;
+    first = false;
+  }
   return out;
 }
 
@@ -132,6 +140,14 @@ Workload parse_workload(const std::string &spec) {
   for (size_t i = 0; i < op.params.size(); ++i)
     w.params.emplace_back(op.params[i].name, seen[i] ? given[i] : op.params[i].default_value);
   return w;
+}
+
+Workload plain_layout_form(const Workload &w) {
+  Workload plain = w;
+  for (auto &p : plain.params)
+    if (p.first == "layout" && p.second.size() > 5 && p.second.rfind("NCHW", 0) == 0 && p.second.back() == 'c')
+      p.second = "NCHW";
+  return plain;
 }
 
 }  // namespace tlp

@@ -30,4 +30,8 @@ struct Workload {
 // Parses "KIND:P=V,..." (or "KIND" alone for all defaults) against the library.
 Workload parse_workload(const std::string &spec);
 
+// The same operator in plain NCHW when `w` is channel-blocked (layout=NCHW<b>c);
+// otherwise `w` itself. What libraries that pick their own layouts are given.
+Workload plain_layout_form(const Workload &w);
+
 }  // namespace tlp

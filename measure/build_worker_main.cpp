@@ -1,7 +1,10 @@
 // tlptune-build-worker: reads build jobs (one JSON line each) on stdin, lowers
 // and compiles each candidate, links it with the target's runtime into a shared
-// library, and answers one JSON line per job. It holds no state between jobs but
+// library (with the operator's packing entry points, codegen/weight_packing.h),
+// and answers one JSON line per job. It holds no state between jobs but
 // caches (operators, DAGs, targets), so a crash loses only the job at hand.
+#include <unistd.h>
+
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -15,6 +18,7 @@
 #include "codegen/lower.h"
 #include "codegen/operator.h"
 #include "codegen/target.h"
+#include "codegen/weight_packing.h"
 #include "measure/measure_error.h"
 #include "measure/ptxas.h"
 #include "search/gpu_launch_limits.h"
@@ -25,7 +29,26 @@ namespace {
 struct CachedOp {
   std::unique_ptr<tlp::Operator> op;
   tlp::ComputeDag dag;
+  std::map<std::string, std::vector<std::string>> packing_objects;  // per target string
 };
+
+// The operator's packing objects for `target`, compiled once per worker process
+// (every candidate of a workload links the same ones) under the runtime's folder.
+const std::vector<std::string> &packing_objects(CachedOp &c, const std::string &target_text,
+                                                const Halide::Target &target, const std::string &runtime,
+                                                const std::string &entry) {
+  namespace fs = std::filesystem;
+  auto it = c.packing_objects.find(target_text);
+  if (it != c.packing_objects.end()) return it->second;
+  std::vector<std::string> objects;
+  if (!c.op->packed_inputs().empty()) {
+    const size_t id = std::hash<std::string>{}(c.op->workload().key() + "|" + target_text + "|" + entry);
+    const fs::path dir = fs::path(runtime).parent_path() / ("packing-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    objects = tlp::compile_packing_objects(*c.op, target, (dir / std::to_string(id)).string(), entry);
+  }
+  return c.packing_objects.emplace(target_text, std::move(objects)).first->second;
+}
 
 nlohmann::json build(const nlohmann::json &job, std::map<std::string, CachedOp> &ops) {
   namespace fs = std::filesystem;
@@ -59,7 +82,11 @@ nlohmann::json build(const nlohmann::json &job, std::map<std::string, CachedOp> 
   } else {
     tlp::compile_kernel_object(k, target, object, entry);
   }
-  tlp::link_shared_library({object, job.at("runtime").get<std::string>()}, library);
+  std::vector<std::string> objects = {object, job.at("runtime").get<std::string>()};
+  for (const std::string &p : packing_objects(it->second, job.at("target").get<std::string>(), target,
+                                              objects[1], entry))
+    objects.push_back(p);
+  tlp::link_shared_library(objects, library);
   fs::remove(object);
   return reply;
 }

@@ -208,6 +208,13 @@ class KernelLibrary {
     if (set_threads_) set_threads_(n);
   }
   int call(void **args) const { return entry_(args); }
+  // Another _argv entry point of the library (a packing); throws when it has none.
+  ArgvFn argv_entry(const std::string &name) const {
+    const std::string symbol = name + "_argv";
+    auto fn = reinterpret_cast<ArgvFn>(::dlsym(handle_, symbol.c_str()));
+    if (!fn) throw std::runtime_error("the artifact has no symbol '" + symbol + "', which the task's packing names");
+    return fn;
+  }
   const DeviceCalls &device() const { return device_; }
 
  private:
@@ -243,17 +250,28 @@ std::unique_ptr<float, FreeDeleter> aligned_floats(size_t count) {
 // The kernel's arguments: private copies of the inputs (a faulty kernel that writes
 // to an input must not corrupt the cached task for later jobs) and an output
 // filled with NaN, so a kernel that leaves elements unwritten fails the check.
+// A packed input is packed here by the library's own packing entry point: once,
+// before any run, so no timing ever includes it.
 class JobBuffers {
  public:
-  explicit JobBuffers(const TaskData &task) {
+  JobBuffers(const TaskData &task, const KernelLibrary &lib, const std::string &entry) {
     const size_t n = task.inputs.size() + 1;
     storage_.reserve(n);
-    dims_.reserve(n);
-    buffers_.reserve(n);
-    for (const TaskTensor &in : task.inputs) {
+    dims_.reserve(n + 1);
+    buffers_.reserve(n + 1);
+    for (size_t i = 0; i < task.inputs.size(); ++i) {
+      const TaskTensor &in = task.inputs[i];
+      const TaskPacking *packing = nullptr;
+      for (const TaskPacking &p : task.packings)
+        if (p.input == i) packing = &p;
       storage_.push_back(aligned_floats(in.data.size()));
-      std::copy(in.data.begin(), in.data.end(), storage_.back().get());
-      add_buffer(storage_.back().get(), in.shape);
+      if (packing) {
+        pack(in, *packing, lib.argv_entry(entry + packing->entry_suffix), storage_.back().get());
+        add_buffer(storage_.back().get(), packing->packed_shape);
+      } else {
+        std::copy(in.data.begin(), in.data.end(), storage_.back().get());
+        add_buffer(storage_.back().get(), in.shape);
+      }
     }
     const size_t out_n = size_t(element_count(task.reference.shape));
     storage_.push_back(aligned_floats(out_n));
@@ -267,6 +285,21 @@ class JobBuffers {
   std::vector<halide_buffer_t> &buffers() { return buffers_; }  // the inputs, then the output
 
  private:
+  // Runs `fn` on (the plain tensor, `packed`); the buffers it used are dropped again.
+  void pack(const TaskTensor &plain, const TaskPacking &p, ArgvFn fn, float *packed) {
+    add_buffer(const_cast<float *>(plain.data.data()), plain.shape);
+    add_buffer(packed, p.packed_shape);
+    void *args[] = {&buffers_[buffers_.size() - 2], &buffers_.back()};
+    const int rc = fn(args);
+    buffers_.resize(buffers_.size() - 2);
+    dims_.resize(dims_.size() - 2);
+    if (rc != 0) {
+      const std::string halide = take_halide_error();
+      throw std::runtime_error("packing input " + std::to_string(p.input) + " returned " + std::to_string(rc) +
+                               (halide.empty() ? "" : ": " + halide));
+    }
+  }
+
   void add_buffer(float *host, const std::vector<int32_t> &shape) {
     std::vector<halide_dimension_t> dims;
     int32_t stride = 1;
@@ -426,7 +459,7 @@ std::string KernelRunner::handle(const std::string &job_line) {
     std::shared_ptr<const TaskData> task = task_data(job.data_dir);
     KernelLibrary lib(job.artifact, job.entry);
     if (job.threads > 0) lib.set_threads(job.threads);
-    JobBuffers buffers(*task);
+    JobBuffers buffers(*task, lib, job.entry);
     std::unique_ptr<DeviceBuffers> device;
     if (job.device == "cuda") device = std::make_unique<DeviceBuffers>(lib.device(), buffers);
     if (!run_and_time(job, lib, buffers, device.get(), r)) return r.dump();

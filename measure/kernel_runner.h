@@ -26,6 +26,9 @@
 // data_dir/task.json:
 //   {"format": 1, "inputs": [{"file": "in0.f32", "shape": [K, M]}, ...],
 //    "output": {"file": "ref.f32", "shape": [N, M]}}
+// Format 2 lets an input add "pack": {"entry_suffix": "_pack1", "shape": [...]}: the
+// file holds it plain, and the library's ENTRY + entry_suffix + "_argv" (arguments:
+// plain, packed) packs it once per job, before the warm-up and the timed runs.
 // Files are raw little-endian float32, dense, dim 0 innermost (Halide order);
 // relative file names are relative to data_dir. The portable form (written by
 // write_portable_task_data, read the same way): an input may be

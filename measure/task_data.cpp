@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "codegen/weight_packing.h"
 #include "measure/generated_task_data.h"
 
 namespace tlp {
@@ -43,9 +44,10 @@ void write_task(const Operator &op, const std::string &dir, uint64_t seed, bool 
   namespace fs = std::filesystem;
   if (fs::exists(fs::path(dir) / "task.json")) return;
   fs::create_directories(dir);
-  const auto shapes = op.input_shapes();
+  // Packed inputs are stored plain, as users hold them; the runner packs them.
+  const auto shapes = user_input_shapes(op);
   std::vector<std::vector<float>> inputs;
-  nlohmann::json task = {{"format", 1}, {"workload", op.workload().key()}, {"inputs", nlohmann::json::array()}};
+  nlohmann::json task = {{"format", 2}, {"workload", op.workload().key()}, {"inputs", nlohmann::json::array()}};
   for (size_t i = 0; i < shapes.size(); ++i) {
     std::vector<float> v(elements(shapes[i]));
     generate_task_input(seed, int(i), v.data(), v.size());
@@ -58,6 +60,9 @@ void write_task(const Operator &op, const std::string &dir, uint64_t seed, bool 
     }
     inputs.push_back(std::move(v));
   }
+  for (const PackedInput &p : op.packed_inputs())
+    task["inputs"][size_t(p.input)]["pack"] = {{"entry_suffix", packing_entry("", p)},
+                                               {"shape", op.input_shapes().at(size_t(p.input))}};
   std::vector<const float *> ptrs;
   for (const auto &v : inputs) ptrs.push_back(v.data());
   std::vector<float> ref(elements(op.output_shape()));

@@ -138,9 +138,9 @@ TaskData load_task_data(const std::string &data_dir) {
   const std::string task_path = task_file_path(data_dir);
   const json task = read_task_json(task_path);
   const int format = task.value("format", 0);
-  if (format != 1) {
+  if (format != 1 && format != 2) {
     throw std::runtime_error("'" + task_path + "' has format " + std::to_string(format) +
-                             "; this runner reads format 1");
+                             "; this runner reads formats 1 and 2");
   }
   if (!task.contains("inputs") || !task["inputs"].is_array() || !task.contains("output")) {
     throw std::runtime_error("'" + task_path + "' needs an \"inputs\" array and an \"output\"");
@@ -148,8 +148,19 @@ TaskData load_task_data(const std::string &data_dir) {
   TaskData data;
   if (task.contains("workload") && task["workload"].is_string()) data.workload = task["workload"].get<std::string>();
   for (size_t i = 0; i < task["inputs"].size(); ++i) {
-    data.inputs.push_back(
-        load_tensor(task["inputs"][i], data_dir, task_path + ": inputs[" + std::to_string(i) + "]"));
+    const std::string where = task_path + ": inputs[" + std::to_string(i) + "]";
+    const json &spec = task["inputs"][i];
+    data.inputs.push_back(load_tensor(spec, data_dir, where));
+    if (!spec.contains("pack")) continue;
+    const json &pack = spec["pack"];
+    if (format < 2) throw std::runtime_error(where + ": \"pack\" needs format 2");
+    if (!pack.is_object() || !pack.contains("entry_suffix") || !pack["entry_suffix"].is_string() ||
+        !pack.contains("shape"))
+      throw std::runtime_error(where + ".pack needs an \"entry_suffix\" string and a \"shape\" array");
+    TaskPacking p{i, pack["entry_suffix"].get<std::string>(), parse_shape(pack["shape"], where + ".pack")};
+    if (element_count(p.packed_shape) != element_count(data.inputs.back().shape))
+      throw std::runtime_error(where + ".pack: the packed shape must hold as many elements as the input");
+    data.packings.push_back(std::move(p));
   }
   const json &output = task["output"];
   size_t sampled = 0;

@@ -1,5 +1,5 @@
 // Task data as the runner and the library peers read it: DIR/task.json (format
-// 1) naming each input and the reference output, each either a raw float32
+// 1, or 2 where an input may be packed) naming each input and the reference output, each either a raw float32
 // file or, in the portable form, a seed to generate it from
 // (measure/generated_task_data.h); the reference may be a sample of the
 // output's elements. measure/task_data.h writes it. Also the output check.
@@ -20,9 +20,18 @@ struct TaskTensor {
   std::vector<float> data;
 };
 
+// An input the kernel reads packed: the task holds it plain (as users do), and the
+// kernel library's entry point ENTRY + entry_suffix packs it, once, before timing.
+struct TaskPacking {
+  size_t input = 0;
+  std::string entry_suffix;            // "_pack1"
+  std::vector<int32_t> packed_shape;   // Halide order
+};
+
 struct TaskData {
   std::string workload;  // the workload key task.json names ("" when it names none)
-  std::vector<TaskTensor> inputs;
+  std::vector<TaskTensor> inputs;      // as users hold them: packed inputs plain
+  std::vector<TaskPacking> packings;
   TaskTensor reference;  // the output's shape; data: every element, or those at reference_positions
   std::vector<size_t> reference_positions;  // empty: the reference is dense
   double mean_abs_reference = 0;  // mean of |ref| over its finite elements

@@ -289,7 +289,9 @@ PeersReport run_peers(const PeerOptions &o, void (*progress)(const std::string &
     throw std::runtime_error("need 1 <= --min-repeats <= --max-repeats");
   if (o.warmup < 0 || o.min_seconds < 0 || o.run_timeout <= 0)
     throw std::runtime_error("--warmup and --min-seconds must not be negative, --run-timeout must be positive");
-  auto op = make_operator(o.op_spec);
+  // Libraries pick their own layouts and Halide's autoschedulers schedule the plain
+  // algorithm: a channel-blocked operator is measured in its plain form.
+  auto op = make_operator(plain_layout_form(parse_workload(o.op_spec)));
   const Halide::Target target = parse_target(o.target);
   if (target.has_gpu_feature())
     throw std::runtime_error("target '" + o.target + "' is a GPU target; peers are measured on CPU targets only");

@@ -1,56 +1,104 @@
 // conv2d: out[n][k][oh][ow] = sum_{c,r,s} pad(data)[n][c][oh*st + r*dil][ow*st + s*dil] * w[k][c][r][s]
-// (NCHW data, KCRS weights), or the same in NHWC data with RSCK weights.
+// (NCHW data, KCRS weights), or the same in NHWC data with RSCK weights, or in
+// channel-blocked data (NCHW<b>c, output likewise) with weights packed OIhw<b>i<b>o.
 // Also the convolution shared with conv2d_bias_relu (declared in op_helpers.h).
+#include <functional>
+
 #include "codegen/ops/op_helpers.h"
 
 namespace tlp {
 namespace ops {
+
+std::vector<std::string> conv_layout_names() {
+  std::vector<std::string> names = {"NCHW", "NHWC"};
+  for (const std::string &b : blocked_layout_names()) names.push_back(b);
+  return names;
+}
 
 ConvGeometry conv_geometry(const Workload &w) {
   ConvGeometry g;
   g.N = w.get_int("N"), g.C = w.get_int("C"), g.H = w.get_int("H"), g.W = w.get_int("W");
   g.K = w.get_int("K"), g.R = w.get_int("R"), g.S = w.get_int("S");
   g.stride = w.get_int("stride"), g.pad = w.get_int("pad"), g.dilation = w.get_int("dilation");
-  g.nhwc = w.get_str("layout") == "NHWC";
+  g.layout = parse_activation_layout(w.get_str("layout"));
+  check_channel_blocks(w.kind, g.layout, {{"C", g.C}, {"K", g.K}}, conv_layout_names());
   g.OH = window_out_size(w.kind, "H", g.H, g.pad, g.R, g.dilation, g.stride);
   g.OW = window_out_size(w.kind, "W", g.W, g.pad, g.S, g.dilation, g.stride);
   return g;
 }
 
-Shape conv_data_shape(const ConvGeometry &g) {
-  return g.nhwc ? Shape{g.C, g.W, g.H, g.N} : Shape{g.W, g.H, g.C, g.N};
-}
+Shape conv_data_shape(const ConvGeometry &g) { return activation_shape(g.layout, g.N, g.C, g.H, g.W); }
 Shape conv_weight_shape(const ConvGeometry &g) {
-  return g.nhwc ? Shape{g.K, g.C, g.S, g.R} : Shape{g.S, g.R, g.C, g.K};
+  if (g.layout.blocked()) {
+    const int64_t b = g.layout.block;
+    return {b, b, g.S, g.R, g.C / b, g.K / b};
+  }
+  return g.nhwc() ? Shape{g.K, g.C, g.S, g.R} : Shape{g.S, g.R, g.C, g.K};
 }
-Shape conv_out_shape(const ConvGeometry &g) {
-  return g.nhwc ? Shape{g.K, g.OW, g.OH, g.N} : Shape{g.OW, g.OH, g.K, g.N};
+Shape conv_out_shape(const ConvGeometry &g) { return activation_shape(g.layout, g.N, g.K, g.OH, g.OW); }
+
+std::vector<PackedInput> conv_packed_inputs(const ConvGeometry &g) {
+  if (!g.layout.blocked()) return {};
+  const std::string b = std::to_string(g.layout.block);
+  return {PackedInput{1, {g.S, g.R, g.C, g.K}, "KCRS", "OIhw" + b + "i" + b + "o"}};
 }
+
+Halide::Func pack_conv_weight(const ConvGeometry &g, const Halide::ImageParam &kcrs) {
+  using namespace Halide;
+  const int b = int(g.layout.block);
+  Var ki("ki"), ci("ci"), s("s"), r("r"), co("co"), ko("ko");
+  Func packed = named_func("pack_weight");
+  packed(ki, ci, s, r, co, ko) = kcrs(s, r, co * b + ci, ko * b + ki);
+  return packed;
+}
+
+namespace {
+
+// The blocked convolution: for each output block, a vector of `block` output
+// channels accumulates input-channel by input-channel, which is how oneDNN's direct
+// convolution feeds its FMAs.
+Halide::Func blocked_conv(const ConvGeometry &g, const Halide::ImageParam &weight,
+                          const std::function<Halide::Expr(std::vector<Halide::Expr>)> &src) {
+  using namespace Halide;
+  const int st = int(g.stride), dil = int(g.dilation);
+  Var ki("ki"), ow("ow"), oh("oh"), ko("ko"), n("n");
+  RDom r = named_rdom({{"ci", g.layout.block}, {"rx", g.S}, {"ry", g.R}, {"co", g.C / g.layout.block}});
+  RVar ci = r[0], rx = r[1], ry = r[2], co = r[3];
+  Func conv = named_func("conv");
+  conv(ki, ow, oh, ko, n) = 0.0f;
+  conv(ki, ow, oh, ko, n) += src({ci, ow * st + rx * dil, oh * st + ry * dil, co, n}) * weight(ki, ci, rx, ry, co, ko);
+  return conv;
+}
+
+}  // namespace
 
 Halide::Func add_conv_stages(HalideAlgorithm &alg, const ConvGeometry &g) {
   using namespace Halide;
   const ImageParam data = alg.inputs[0], weight = alg.inputs[1];
-  const int x_dim = g.nhwc ? 1 : 0, y_dim = g.nhwc ? 2 : 1;
+  const int x_dim = g.layout.kind == ActivationLayout::Kind::NCHW ? 0 : 1, y_dim = x_dim + 1;
 
   // Without padding the convolution reads the input directly (no copy stage).
   int src_index = 0;
   Func padded;
   if (g.pad > 0) {
     padded = make_pad("pad", data, x_dim, y_dim, g.W, g.H, g.pad, 0.0f);
-    Shape ext = conv_data_shape(g);
-    ext[x_dim] += 2 * g.pad, ext[y_dim] += 2 * g.pad;
     src_index = int(alg.inputs.size() + alg.stages.size());
-    alg.stages.push_back({padded, ext, {0}});
+    alg.stages.push_back({padded, padded_shape(g.layout, conv_data_shape(g), g.pad), {0}});
   }
+  auto read = [&](std::vector<Expr> a) -> Expr { return g.pad > 0 ? Expr(padded(a)) : Expr(data(a)); };
   auto src = [&](Expr c, Expr x, Expr y, Expr n) -> Expr {
-    std::vector<Expr> a = g.nhwc ? std::vector<Expr>{c, x, y, n} : std::vector<Expr>{x, y, c, n};
-    return g.pad > 0 ? Expr(padded(a)) : Expr(data(a));
+    return read(g.nhwc() ? std::vector<Expr>{c, x, y, n} : std::vector<Expr>{x, y, c, n});
   };
 
+  if (g.layout.blocked()) {
+    Func conv = blocked_conv(g, weight, read);
+    alg.stages.push_back({conv, conv_out_shape(g), {src_index, 1}});
+    return conv;
+  }
   const int st = int(g.stride), dil = int(g.dilation);
   Var k("k"), ow("ow"), oh("oh"), n("n");
   Func conv = named_func("conv");
-  if (g.nhwc) {
+  if (g.nhwc()) {
     // rc innermost: contiguous in NHWC data and RSCK weights.
     RDom r = named_rdom({{"rc", g.C}, {"rx", g.S}, {"ry", g.R}});
     RVar rc = r[0], rx = r[1], ry = r[2];
@@ -79,9 +127,23 @@ void valid_range(int64_t off, int64_t size, int64_t stride, int64_t out, int64_t
 }  // namespace
 
 void conv_reference(const ConvGeometry &g, const float *data, const float *weight, double *out) {
+  if (g.layout.blocked()) {
+    // The plain NCHW convolution (weights come as KCRS), then the output into blocks.
+    ConvGeometry plain = g;
+    plain.layout = ActivationLayout{};
+    const std::vector<float> nchw = activation_to_nchw(g.layout, data, g.N, g.C, g.H, g.W);
+    std::vector<double> acc(size_t(g.N * g.K * g.OH * g.OW));
+    conv_reference(plain, nchw.data(), weight, acc.data());
+    size_t i = 0;
+    for (int64_t n = 0; n < g.N; ++n)
+      for (int64_t k = 0; k < g.K; ++k)
+        for (int64_t h = 0; h < g.OH; ++h)
+          for (int64_t w = 0; w < g.OW; ++w) out[activation_offset(g.layout, g.N, g.K, g.OH, g.OW, n, k, h, w)] = acc[i++];
+    return;
+  }
   std::fill(out, out + g.N * g.K * g.OH * g.OW, 0.0);
   int64_t lo, hi;
-  if (!g.nhwc) {
+  if (!g.nhwc()) {
     for (int64_t n = 0; n < g.N; ++n)
       for (int64_t k = 0; k < g.K; ++k) {
         double *acc = out + (n * g.K + k) * g.OH * g.OW;
@@ -128,6 +190,10 @@ class Conv2d : public Operator {
   explicit Conv2d(const Workload &w) : Operator(w), g_(conv_geometry(w)) {}
 
   std::vector<Shape> input_shapes() const override { return {conv_data_shape(g_), conv_weight_shape(g_)}; }
+  std::vector<PackedInput> packed_inputs() const override { return conv_packed_inputs(g_); }
+  Halide::Func build_packing(size_t, const Halide::ImageParam &user) const override {
+    return pack_conv_weight(g_, user);
+  }
   Shape output_shape() const override { return conv_out_shape(g_); }
   double flops() const override { return 2.0 * g_.N * g_.K * g_.OH * g_.OW * g_.C * g_.R * g_.S; }
 

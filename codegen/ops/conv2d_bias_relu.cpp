@@ -13,6 +13,10 @@ class Conv2dBiasRelu : public Operator {
     return {conv_data_shape(g_), conv_weight_shape(g_), {g_.K}};
   }
   Shape output_shape() const override { return conv_out_shape(g_); }
+  std::vector<PackedInput> packed_inputs() const override { return conv_packed_inputs(g_); }
+  Halide::Func build_packing(size_t, const Halide::ImageParam &user) const override {
+    return pack_conv_weight(g_, user);
+  }
   // 2 per multiply-add, plus the bias add and the max per output.
   double flops() const override {
     const double outputs = double(g_.N) * g_.K * g_.OH * g_.OW;
@@ -28,7 +32,10 @@ class Conv2dBiasRelu : public Operator {
     const int conv_index = int(alg.inputs.size() + alg.stages.size()) - 1;
     Var k("k"), ow("ow"), oh("oh"), n("n");
     Func out = named_func("out");
-    if (g_.nhwc)
+    if (g_.layout.blocked()) {
+      Var ki("ki"), ko("ko");
+      out(ki, ow, oh, ko, n) = max(conv(ki, ow, oh, ko, n) + bias(ko * int(g_.layout.block) + ki), 0.0f);
+    } else if (g_.nhwc())
       out(k, ow, oh, n) = max(conv(k, ow, oh, n) + bias(k), 0.0f);
     else
       out(ow, oh, k, n) = max(conv(ow, oh, k, n) + bias(k), 0.0f);
@@ -40,9 +47,8 @@ class Conv2dBiasRelu : public Operator {
     std::vector<double> acc(g_.N * g_.K * g_.OH * g_.OW);
     conv_reference(g_, in[0], in[1], acc.data());
     const float *bias = in[2];
-    const int64_t plane = g_.OH * g_.OW;
     for (size_t i = 0; i < acc.size(); ++i) {
-      const int64_t k = g_.nhwc ? int64_t(i) % g_.K : int64_t(i) / plane % g_.K;
+      const int64_t k = activation_channel(g_.layout, g_.K, g_.OH, g_.OW, int64_t(i));
       out[i] = float(std::max(acc[i] + bias[k], 0.0));
     }
   }

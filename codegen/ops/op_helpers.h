@@ -8,6 +8,7 @@
 
 #include "Halide.h"
 #include "codegen/operator.h"
+#include "codegen/ops/activation_layout.h"
 
 namespace tlp {
 namespace ops {
@@ -55,38 +56,58 @@ inline int64_t window_out_size(const std::string &kind, const std::string &axis,
   return (in + 2 * pad - span) / stride + 1;
 }
 
-// A zero-based padded copy of a 4-D input, as a plain pure Func: out-of-range points
-// take `value`. Keeping every domain start at 0 lets the DAG describe it by extents only.
-// x_dim/y_dim are the argument positions of the width and height axes.
+// A zero-based padded copy of a 4-D (NCHW, NHWC) or 5-D (channel-blocked) input, as
+// a plain pure Func: out-of-range points take `value`. Keeping every domain start at 0
+// lets the DAG describe it by extents only. x_dim/y_dim are the argument positions of
+// the width and height axes.
 inline Halide::Func make_pad(const std::string &name, const Halide::ImageParam &in, int x_dim, int y_dim,
                              int64_t W, int64_t H, int64_t pad, Halide::Expr value) {
   using namespace Halide;
-  // 4-D tensors here are NCHW or NHWC: the two non-spatial axes are c then n.
+  // The other axes, innermost first: c then n, or (blocked) the channel within its
+  // block, the block, then n.
+  const std::vector<const char *> rest =
+      in.dimensions() == 4 ? std::vector<const char *>{"c", "n"} : std::vector<const char *>{"cb", "c", "n"};
   std::vector<Var> v;
-  const char *rest[] = {"c", "n"};
-  for (int d = 0, j = 0; d < 4; ++d) v.push_back(Var(d == x_dim ? "x" : d == y_dim ? "y" : rest[j++]));
+  for (int d = 0, j = 0; d < in.dimensions(); ++d) v.push_back(Var(d == x_dim ? "x" : d == y_dim ? "y" : rest[j++]));
   std::vector<Expr> idx(v.begin(), v.end());
   Expr x = v[x_dim] - int(pad), y = v[y_dim] - int(pad);
   idx[x_dim] = clamp(x, 0, int(W) - 1);
   idx[y_dim] = clamp(y, 0, int(H) - 1);
   Func f = named_func(name);
-  f(v[0], v[1], v[2], v[3]) = select(x >= 0 && x < int(W) && y >= 0 && y < int(H), in(idx), value);
+  f(v) = select(x >= 0 && x < int(W) && y >= 0 && y < int(H), in(idx), value);
   return f;
+}
+
+// The padded shape of an activation of `shape` (Halide order) in `layout`.
+inline Shape padded_shape(const ActivationLayout &layout, Shape shape, int64_t pad) {
+  const int x_dim = layout.kind == ActivationLayout::Kind::NCHW ? 0 : 1;
+  shape[x_dim] += 2 * pad, shape[x_dim + 1] += 2 * pad;
+  return shape;
 }
 
 // conv2d and conv2d_bias_relu share their geometry and their convolution stage.
 struct ConvGeometry {
   int64_t N, C, H, W, K, R, S, stride, pad, dilation, OH, OW;
-  bool nhwc;
+  ActivationLayout layout;  // of the data and the output
+  bool nhwc() const { return layout.kind == ActivationLayout::Kind::NHWC; }
 };
+// The layouts conv2d and conv2d_bias_relu offer, and those of depthwise_conv2d and
+// max_pool2d (defined in activation_layout.cpp).
+std::vector<std::string> conv_layout_names();
+std::vector<std::string> window_layout_names();
 ConvGeometry conv_geometry(const Workload &w);  // validates; throws WorkloadError
 Shape conv_data_shape(const ConvGeometry &g);
+// The weights as the kernel reads them: KCRS (NCHW), RSCK (NHWC), or packed
+// OIhw<b>i<b>o (blocked), whose user form is KCRS.
 Shape conv_weight_shape(const ConvGeometry &g);
 Shape conv_out_shape(const ConvGeometry &g);
+std::vector<PackedInput> conv_packed_inputs(const ConvGeometry &g);
+Halide::Func pack_conv_weight(const ConvGeometry &g, const Halide::ImageParam &kcrs);
 // Appends the pad stage (when pad > 0) and the reduction "conv" to `alg`, whose
 // inputs 0 and 1 are the data and the weights. Returns the conv Func.
 Halide::Func add_conv_stages(HalideAlgorithm &alg, const ConvGeometry &g);
-// The convolution in double, into `out` (dense, Halide order of conv_out_shape).
+// The convolution in double, into `out` (dense, Halide order of conv_out_shape), with
+// the weights in their user form.
 void conv_reference(const ConvGeometry &g, const float *data, const float *weight, double *out);
 
 }  // namespace ops

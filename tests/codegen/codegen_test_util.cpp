@@ -7,6 +7,7 @@
 #include <random>
 
 #include "codegen/lower.h"
+#include "codegen/weight_packing.h"
 
 namespace tlp {
 
@@ -20,7 +21,7 @@ std::vector<std::vector<float>> random_inputs(const Operator &op, unsigned seed)
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   std::vector<std::vector<float>> data;
-  for (const Shape &s : op.input_shapes()) {
+  for (const Shape &s : user_input_shapes(op)) {
     data.emplace_back(elements(s));
     for (float &v : data.back()) v = dist(rng);
   }
@@ -29,9 +30,25 @@ std::vector<std::vector<float>> random_inputs(const Operator &op, unsigned seed)
 
 std::vector<int> int_sizes(const Shape &s) { return std::vector<int>(s.begin(), s.end()); }
 
-// Gives each ImageParam a buffer holding `inputs` (the params keep the buffers alive).
-void bind_inputs(HalideAlgorithm &alg, const Operator &op, const std::vector<std::vector<float>> &inputs) {
+std::vector<std::vector<float>> kernel_inputs(const Operator &op, std::vector<std::vector<float>> inputs) {
+  const std::vector<PackedInput> packed = op.packed_inputs();
+  for (size_t j = 0; j < packed.size(); ++j) {
+    LoweredPacking p = lower_packing(op, j);
+    std::vector<float> &in = inputs.at(size_t(packed[j].input));
+    Halide::Buffer<float> user(int_sizes(packed[j].user_shape));
+    std::copy(in.begin(), in.end(), user.data());
+    p.user.set(user);
+    Halide::Buffer<float> out = p.packed.realize(int_sizes(op.input_shapes()[size_t(packed[j].input)]));
+    in.assign(out.data(), out.data() + out.number_of_elements());
+  }
+  return inputs;
+}
+
+// Gives each ImageParam a buffer holding `inputs`, packed where the operator packs
+// (the params keep the buffers alive).
+void bind_inputs(HalideAlgorithm &alg, const Operator &op, const std::vector<std::vector<float>> &user_inputs) {
   const std::vector<Shape> shapes = op.input_shapes();
+  const std::vector<std::vector<float>> inputs = kernel_inputs(op, user_inputs);
   for (size_t i = 0; i < alg.inputs.size(); ++i) {
     Halide::Buffer<float> b(int_sizes(shapes[i]));
     std::copy(inputs[i].begin(), inputs[i].end(), b.data());
@@ -74,10 +91,11 @@ void expect_close(const std::vector<float> &got, const std::vector<float> &want)
 }
 
 std::vector<float> run_scheduled(const Operator &op, const Schedule &schedule,
-                                 const std::vector<std::vector<float>> &inputs) {
+                                 const std::vector<std::vector<float>> &user_inputs) {
   const ComputeDag dag = make_compute_dag(op);
   LoweredKernel k = lower_schedule(op, dag, schedule, Halide::get_host_target());
   const auto shapes = op.input_shapes();
+  const std::vector<std::vector<float>> inputs = kernel_inputs(op, user_inputs);
   for (size_t i = 0; i < k.inputs.size(); ++i) {
     Halide::Buffer<float> b(int_sizes(shapes[i]));
     std::copy(inputs[i].begin(), inputs[i].end(), b.data());

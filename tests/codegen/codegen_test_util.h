@@ -11,7 +11,10 @@
 namespace tlp {
 
 int64_t elements(const Shape &s);
+// Inputs as users hold them (packed inputs plain), as reference() reads them.
 std::vector<std::vector<float>> random_inputs(const Operator &op, unsigned seed = 42);
+// The same, with each packed input run through the operator's packing pipeline (JIT).
+std::vector<std::vector<float>> kernel_inputs(const Operator &op, std::vector<std::vector<float>> inputs);
 std::vector<int> int_sizes(const Shape &s);
 void bind_inputs(HalideAlgorithm &alg, const Operator &op, const std::vector<std::vector<float>> &inputs);
 std::vector<float> realize_output(HalideAlgorithm &alg, const Operator &op);

@@ -49,6 +49,88 @@ TEST(Ops, MaxPool2dMatchesReference) {
   expect_matches_reference("max_pool2d:N=1,C=2,H=9,W=9,R=2,S=3,stride=1,pad=0");
 }
 
+// Every channel-blocked layout, for every operator that has one, with and without
+// padding, strides and dilation: the kernel (weights packed by the operator's own
+// packing pipeline) matches the plain reference (converting layouts in the check).
+TEST(Ops, EveryBlockedLayoutMatchesTheReference) {
+  for (const char *layout : {"NCHW8c", "NCHW16c", "NCHW32c"}) {
+    const std::string l = std::string(",layout=") + layout;
+    expect_matches_reference("conv2d:N=2,C=32,H=7,W=6,K=64,R=3,S=3,stride=1,pad=1" + l);
+    expect_matches_reference("conv2d:N=1,C=32,H=9,W=9,K=32,R=3,S=2,stride=2,pad=0,dilation=2" + l);
+    expect_matches_reference("conv2d_bias_relu:N=1,C=64,H=6,W=5,K=32,R=1,S=1,stride=1,pad=0" + l);
+    expect_matches_reference("conv2d_bias_relu:N=1,C=32,H=8,W=8,K=32,R=3,S=3,stride=2,pad=1" + l);
+    expect_matches_reference("depthwise_conv2d:N=2,C=32,H=9,W=7,R=3,S=3,stride=1,pad=1" + l);
+    expect_matches_reference("depthwise_conv2d:N=1,C=64,H=10,W=10,R=5,S=3,stride=2,pad=0" + l);
+    expect_matches_reference("max_pool2d:N=2,C=32,H=11,W=10,R=3,S=3,stride=2,pad=1" + l);
+    expect_matches_reference("max_pool2d:N=1,C=32,H=8,W=8,R=2,S=2,stride=2,pad=0" + l);
+  }
+}
+
+// The same element, in each layout: a blocked kernel's output is the plain one's,
+// moved to where NCHW<b>c keeps it (the reference alone could not show a shared mistake).
+TEST(Ops, BlockedConvOutputIsThePlainOutputInBlocks) {
+  const std::string base = "conv2d:N=1,C=16,H=5,W=4,K=16,R=3,S=3,stride=1,pad=1";
+  auto plain = make_operator(base), blocked = make_operator(base + ",layout=NCHW8c");
+  std::vector<std::vector<float>> in = random_inputs(*plain);
+  std::vector<std::vector<float>> in_blocked = in;  // the data into blocks; weights stay KCRS (the user's form)
+  const int64_t C = 16, H = 5, W = 4, b = 8;
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t w = 0; w < W; ++w)
+        in_blocked[0][((c / b * H + h) * W + w) * b + c % b] = in[0][(c * H + h) * W + w];
+  const std::vector<float> want = run_halide(*plain, in), got = run_halide(*blocked, in_blocked);
+  ASSERT_EQ(got.size(), want.size());
+  for (int64_t k = 0; k < C; ++k)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t w = 0; w < W; ++w)
+        // The sums run in another order: equal to float rounding.
+        EXPECT_NEAR(got[size_t(((k / b * H + h) * W + w) * b + k % b)], want[size_t((k * H + h) * W + w)], 1e-5);
+}
+
+TEST(Ops, BlockedConvWeightsArePackedFromTheUsersKcrs) {
+  auto op = make_operator("conv2d:N=1,C=16,H=4,W=4,K=32,R=3,S=1,layout=NCHW16c");
+  const std::vector<PackedInput> packed = op->packed_inputs();
+  ASSERT_EQ(packed.size(), 1u);
+  EXPECT_EQ(packed[0].input, 1);
+  EXPECT_EQ(packed[0].user_shape, (Shape{1, 3, 16, 32}));
+  EXPECT_EQ(packed[0].packed_layout, "OIhw16i16o");
+  EXPECT_EQ(op->input_shapes()[1], (Shape{16, 16, 1, 3, 1, 2}));
+  EXPECT_EQ(user_input_shapes(*op)[1], (Shape{1, 3, 16, 32}));
+  EXPECT_TRUE(make_operator("conv2d:N=1,C=16,H=4,W=4,K=32")->packed_inputs().empty());
+}
+
+TEST(Ops, ABlockThatDoesNotDivideTheChannelsIsRefusedNamingTheLayoutsThatFit) {
+  try {
+    make_operator("conv2d:C=3,K=64,layout=NCHW16c");
+    FAIL() << "expected a WorkloadError";
+  } catch (const WorkloadError &e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("divisible by 16"), std::string::npos) << m;
+    EXPECT_NE(m.find("C=3"), std::string::npos) << m;
+    EXPECT_NE(m.find("layouts that fit: NCHW, NHWC"), std::string::npos) << m;
+  }
+  EXPECT_THROW(make_operator("depthwise_conv2d:C=24,layout=NCHW16c"), WorkloadError);
+  EXPECT_NO_THROW(make_operator("depthwise_conv2d:C=24,layout=NCHW8c"));
+}
+
+TEST(Ops, ALayoutAnOperatorDoesNotHaveIsRefusedWithTheListOfThoseItHas) {
+  try {
+    parse_workload("max_pool2d:layout=NHWC");
+    FAIL() << "expected a WorkloadError";
+  } catch (const WorkloadError &e) {
+    EXPECT_NE(std::string(e.what()).find("NCHW, NCHW8c, NCHW16c, NCHW32c"), std::string::npos) << e.what();
+  }
+}
+
+// Keys written before depthwise_conv2d and max_pool2d had a layout still name them.
+TEST(Workload, ALayoutAddedLaterStaysOutOfTheKeyAtItsDefault) {
+  EXPECT_EQ(parse_workload("depthwise_conv2d").key(), "depthwise_conv2d:N=1,C=32,H=112,W=112,R=3,S=3,stride=1,pad=1");
+  EXPECT_EQ(parse_workload("max_pool2d:layout=NCHW16c").key(),
+            "max_pool2d:N=1,C=64,H=112,W=112,R=3,S=3,stride=2,pad=1,layout=NCHW16c");
+  EXPECT_EQ(parse_workload(parse_workload("depthwise_conv2d:layout=NCHW").key()).key(),
+            parse_workload("depthwise_conv2d").key());
+}
+
 // The algorithms take the kinds of schedules the search produces: tiling, vectorizing,
 // parallel loops, rfactor, compute_at of a producer into a consumer's tile.
 TEST(Ops, AlgorithmsStayCorrectUnderNontrivialSchedules) {
@@ -274,7 +356,7 @@ TEST(Workload, PadMayBeZeroButNotNegative) {
 }
 
 TEST(Workload, BadChoiceIsRejectedWithTheChoices) {
-  EXPECT_TRUE(Mentions(error_of("conv2d:layout=NCWH"), "layout must be one of NCHW, NHWC, got 'NCWH'"));
+  EXPECT_TRUE(Mentions(error_of("conv2d:layout=NCWH"), "layout must be one of NCHW, NHWC, NCHW8c, NCHW16c, NCHW32c, got 'NCWH'"));
 }
 
 TEST(Workload, DuplicateParameterIsRejected) {

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -41,6 +42,19 @@ static void add_one(void **args) {
   float *y = (float *)out->host;
   for (size_t i = 0; i < elements(out); ++i) y[i] = x[i] + 1.0f;
 }
+
+#if defined(KERNEL_PACKED)
+#include <unistd.h>
+// The packing: reverses the elements, slowly, so a timing that held it would show it.
+int kern_pack0_argv(void **args) {
+  const halide_buffer_t *in = (const halide_buffer_t *)args[0];
+  halide_buffer_t *out = (halide_buffer_t *)args[1];
+  const size_t n = elements(in);
+  usleep(300000);
+  for (size_t i = 0; i < n; ++i) ((float *)out->host)[i] = ((const float *)in->host)[n - 1 - i];
+  return 0;
+}
+#endif
 
 #if defined(KERNEL_HALIDE_ERROR)
 static halide_error_handler_t handler;
@@ -80,6 +94,12 @@ int kern_argv(void **args) {
   (void)args;
   if (handler) handler(NULL, "Input buffer in0 has the wrong size\n");
   return -7;
+#elif defined(KERNEL_PACKED)
+  const halide_buffer_t *packed = (const halide_buffer_t *)args[0];
+  halide_buffer_t *out = (halide_buffer_t *)args[1];
+  const size_t n = elements(out);
+  for (size_t i = 0; i < n; ++i) ((float *)out->host)[i] = ((const float *)packed->host)[n - 1 - i] + 1.0f;
+  return 0;
 #elif defined(KERNEL_PRINTS)
   printf("stray output that is not a result line\n");
   fflush(stdout);
@@ -89,8 +109,8 @@ int kern_argv(void **args) {
 }
 )C";
 
-const std::vector<std::string> kKernels = {"correct", "wrong", "noop",        "crash",
-                                           "hang",    "fail",  "halide_error", "prints"};
+const std::vector<std::string> kKernels = {"correct", "wrong",        "noop",   "crash", "hang",
+                                           "fail",    "halide_error", "prints", "packed"};
 
 std::string upper(std::string s) {
   for (char &c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -115,6 +135,7 @@ class RunnerTest : public ::testing::Test {
       compiled_ = std::system(cmd.c_str()) == 0 && compiled_;
     }
     write_task(task_dir());
+    write_packed_task(packed_task_dir());
   }
   static void TearDownTestSuite() {
     delete dir_;
@@ -137,6 +158,17 @@ class RunnerTest : public ::testing::Test {
     testing::write_file(dir + "/ref.f32", floats_bytes(ref));
     testing::write_file(dir + "/task.json",
                         R"({"format": 1, "inputs": [{"file": "in0.f32", "shape": [6, 4]}],)"
+                        R"( "output": {"file": "ref.f32", "shape": [6, 4]}})");
+  }
+
+  // The same task, its input to be packed (into a 4x6 tensor) by the kernel's kern_pack0.
+  static std::string packed_task_dir() { return dir_->path() + "/packed"; }
+  static void write_packed_task(const std::string &dir) {
+    std::filesystem::create_directories(dir);
+    write_task(dir);
+    testing::write_file(dir + "/task.json",
+                        R"({"format": 2, "inputs": [{"file": "in0.f32", "shape": [6, 4],)"
+                        R"( "pack": {"entry_suffix": "_pack0", "shape": [4, 6]}}],)"
                         R"( "output": {"file": "ref.f32", "shape": [6, 4]}})");
   }
 
@@ -179,6 +211,28 @@ TEST_F(RunnerTest, CorrectKernelHasNoErrorAndAtLeastMinRepeatsCosts) {
   EXPECT_EQ(r.message, "");
   EXPECT_GT(r.seconds_taken, 0.0);
   EXPECT_FALSE(r.cpu_wait.has_value()) << "timed for far less than kMinCpuWaitWindow: no reading";
+}
+
+// The packing sleeps 0.3 s: a timing that held it would show it in every cost. The
+// kernel reads the packed input, so a right answer also shows the packing ran.
+TEST_F(RunnerTest, APackedInputIsPackedOnceBeforeTimingAndNeverTimed) {
+  RunJob j = job("packed");
+  j.data_dir = packed_task_dir();
+  j.min_repeats = 5;
+  const RunResult r = client_.run(j, kTimeout);
+  ASSERT_EQ(r.error, MeasureError::None) << r.message;
+  ASSERT_GE(r.costs.size(), 5u);
+  for (double c : r.costs) EXPECT_LT(c, 0.1) << "a timed run included the packing";
+  EXPECT_GE(r.seconds_taken, 0.3) << "the packing ran once, before the timed runs";
+  EXPECT_LT(r.seconds_taken, 1.5) << "the packing ran once, not per run (six runs would take 1.8 s)";
+}
+
+TEST_F(RunnerTest, APackingTheLibraryLacksIsRuntimeErrorNamingTheSymbol) {
+  RunJob j = job("correct");
+  j.data_dir = packed_task_dir();
+  const RunResult r = client_.run(j, kTimeout);
+  EXPECT_EQ(r.error, MeasureError::RuntimeError);
+  EXPECT_TRUE(contains(r.message, "kern_pack0_argv")) << r.message;
 }
 
 TEST_F(RunnerTest, ALongEnoughTimingWindowReportsCpuContention) {
