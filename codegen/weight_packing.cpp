@@ -18,11 +18,32 @@ LoweredPacking lower_packing(const Operator &op, size_t j) {
   return out;
 }
 
+namespace {
+
+Halide::Target packing_target(const Halide::Target &target) {
+  return target.without_feature(Halide::Target::CUDA).with_feature(Halide::Target::NoRuntime);
+}
+
+}  // namespace
+
+std::vector<std::string> compile_packing_static_libraries(const Operator &op, const Halide::Target &target,
+                                                          const std::string &prefix, const std::string &kernel_entry) {
+  std::vector<std::string> entries;
+  const std::vector<PackedInput> packed = op.packed_inputs();
+  for (size_t j = 0; j < packed.size(); ++j) {
+    LoweredPacking p = lower_packing(op, j);
+    entries.push_back(packing_entry(kernel_entry, packed[j]));
+    Halide::Pipeline(p.packed).compile_to_static_library(prefix + "_pack" + std::to_string(packed[j].input), {p.user},
+                                                         entries.back(), packing_target(target));
+  }
+  return entries;
+}
+
 std::vector<std::string> compile_packing_objects(const Operator &op, const Halide::Target &target,
                                                  const std::string &object_prefix, const std::string &kernel_entry) {
   std::vector<std::string> objects;
   const std::vector<PackedInput> packed = op.packed_inputs();
-  const Halide::Target host = target.without_feature(Halide::Target::CUDA).with_feature(Halide::Target::NoRuntime);
+  const Halide::Target host = packing_target(target);
   for (size_t j = 0; j < packed.size(); ++j) {
     LoweredPacking p = lower_packing(op, j);
     const std::string object = object_prefix + "_pack" + std::to_string(packed[j].input) + ".o";

@@ -31,4 +31,10 @@ LoweredPacking lower_packing(const Operator &op, size_t j);
 std::vector<std::string> compile_packing_objects(const Operator &op, const Halide::Target &target,
                                                  const std::string &object_prefix, const std::string &kernel_entry);
 
+// For users: each packing as PREFIX_pack<input>.a and .h, without Halide's runtime
+// (link them with the kernel's library, which has it), entry points as
+// packing_entry(kernel_entry, ...). Returns the entry point names, in packing order.
+std::vector<std::string> compile_packing_static_libraries(const Operator &op, const Halide::Target &target,
+                                                          const std::string &prefix, const std::string &kernel_entry);
+
 }  // namespace tlp

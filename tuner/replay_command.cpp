@@ -1,5 +1,6 @@
 // tlptune replay: rebuilds the best kernel of each task in a log and exports it
-// as a static library with its header, plus the schedule as Halide C++.
+// as a static library with its header, plus the schedule as Halide C++, and, for a
+// kernel that reads packed weights, the packing routine beside it.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include "codegen/lower.h"
 #include "codegen/operator.h"
 #include "codegen/target.h"
+#include "codegen/weight_packing.h"
 #include "measure/record_log.h"
 #include "tuner/command.h"
 #include "tuner/log_summary.h"
@@ -89,9 +91,25 @@ Command add_replay_command(CLI::App &app) {
                              {"measurements", t.best_measurements}, {"gflops", op->flops() / t.best_cost / 1e9},
                              {"schedule", t.best->schedule.to_text()},
                              {"input_shapes", op->input_shapes()}, {"output_shape", op->output_shape()}};
+      // Packed inputs: the user calls each packing once at load time and hands the
+      // kernel its output.
+      const std::vector<PackedInput> packed = op->packed_inputs();
+      const std::vector<std::string> packings = compile_packing_static_libraries(*op, target, (dir / name).string(), name);
+      std::string packing_files;
+      for (size_t j = 0; j < packed.size(); ++j) {
+        const std::string lib = name + "_pack" + std::to_string(packed[j].input);
+        info["packed_inputs"].push_back({{"input", packed[j].input},
+                                         {"function", packings[j]},
+                                         {"library", lib + ".a"},
+                                         {"user_shape", packed[j].user_shape},
+                                         {"user_layout", packed[j].user_layout},
+                                         {"packed_layout", packed[j].packed_layout}});
+        packing_files += ", " + lib + ".a, " + lib + ".h";
+      }
       std::ofstream(dir / "kernel.json") << info.dump(2) << "\n";
-      printf("%s%s%s -> %s/ (%s.a, %s.h, schedule.cc, kernel.json)\n", t.workload.c_str(),
-             t.platform.empty() ? "" : " on ", t.platform.c_str(), dir.string().c_str(), name.c_str(), name.c_str());
+      printf("%s%s%s -> %s/ (%s.a, %s.h%s, schedule.cc, kernel.json)\n", t.workload.c_str(),
+             t.platform.empty() ? "" : " on ", t.platform.c_str(), dir.string().c_str(), name.c_str(), name.c_str(),
+             packing_files.c_str());
       ++exported;
     }
     if (exported == 0) {

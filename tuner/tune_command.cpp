@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "codegen/workload.h"
 #include "tuner/command.h"
 #include "tuner/interrupt.h"
 #include "tuner/measure_settings_options.h"
@@ -97,6 +98,17 @@ void print_summary(const TuneSummary &s) {
     printf("best       none: no candidate compiled and passed the correctness check\n");
     return;
   }
+  if (!s.layout_variants.empty()) {
+    printf("layouts    ");
+    for (size_t i = 0; i < s.layout_variants.size(); ++i) {
+      const LayoutVariant &v = s.layout_variants[i];
+      const std::string layout = parse_workload(v.workload).get_str("layout");
+      printf("%s%s ", i ? ", " : "", layout.c_str());
+      if (v.found) printf("%.4f ms (%d trials)", v.best_cost * 1e3, v.trials);
+      else printf("none (%d trials)", v.trials);
+    }
+    printf("\n");
+  }
   print_finals(s);
   printf("best       %.4f ms, %.2f GFLOP/s\nschedule   %s\n\nHalide schedule:\n%s", s.best_cost * 1e3, s.best_gflops,
          s.best_schedule.to_text().c_str(), s.best_halide_source.c_str());
@@ -185,7 +197,8 @@ Command add_tune_command(CLI::App &app) {
   Command c;
   c.app = app.add_subcommand("tune", "Search schedules for an operator, measure them, log every measurement");
   auto *sub = c.app;
-  auto *op_opt = sub->add_option("--op", o->op_spec, "Operator to tune, KIND:PARAM=VALUE,... (see 'tlptune ops')")
+  auto *op_opt = sub->add_option("--op", o->op_spec, "Operator to tune, KIND:PARAM=VALUE,... (see 'tlptune ops'); layout=any on a "
+                                 "convolution or pooling searches its layouts (NCHW, NHWC, channel-blocked) and keeps the fastest")
                      ->capture_default_str();
   sub->add_option("--network", *network,
                   "Tune every operator of a network file (see examples/networks/) within --trials in all")

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "codegen/layout_choice.h"
 #include "codegen/target.h"
 #include "measure/measurer.h"
 #include "measure/platform.h"
@@ -14,6 +15,7 @@
 #include "measure/wall_clock.h"
 #include "search/network_spec.h"
 #include "search/task_scheduler.h"
+#include "search/variant_scheduler.h"
 #include "tuner/compute_dag_cache.h"
 #include "tuner/cost_model_factory.h"
 #include "tuner/progress_bar.h"
@@ -121,6 +123,14 @@ nlohmann::json TuneSummary::to_json() const {
                              {"ruled_out_by", f.ruled_out_by}});
   }
   if (!registers.empty()) j["gpu"] = {{"registers", registers}, {"spilling", spilling}};
+  if (!layout_variants.empty()) {
+    j["layout_variants"] = nlohmann::json::array();
+    for (const LayoutVariant &v : layout_variants)
+      j["layout_variants"].push_back({{"workload", v.workload},
+                                      {"trials", v.trials},
+                                      {"found", v.found},
+                                      {"cost_seconds", v.found ? nlohmann::json(v.best_cost) : nlohmann::json(nullptr)}});
+  }
   if (found) {
     j["best"] = {{"cost_seconds", best_cost},
                  {"gflops", best_gflops},
@@ -131,11 +141,85 @@ nlohmann::json TuneSummary::to_json() const {
   return j;
 }
 
+namespace {
+
+// layout=any: one task per layout variant, one model and one budget for all; rounds
+// go to the variants that can still be the fastest. The variants within 10% of the
+// best are measured again at the end, so the winner is decided side by side.
+TuneSummary run_layout_choice(const TuneOptions &o, const Halide::Target &target, const std::atomic<bool> &stop,
+                              double t0) {
+  const std::vector<std::string> variants = layout_variants(o.op_spec, target);
+  auto model = guiding_model(o, target);
+  const std::vector<MeasureRecord> prior = prior_records(o.log_path);
+  std::vector<std::unique_ptr<TaskTuner>> tasks;
+  for (size_t i = 0; i < variants.size(); ++i) {
+    tasks.push_back(std::make_unique<TaskTuner>(variants[i], target, o, o.seed + i, model.get()));
+    tasks.back()->load_prior(prior, o.resume);
+  }
+  VariantScheduler scheduler(int(tasks.size()));
+  auto best_of = [](const TuneSummary &s) { return s.found ? s.best_cost : std::numeric_limits<double>::infinity(); };
+  int spent = 0;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    spent += tasks[i]->summary().trials_total;
+    if (tasks[i]->summary().trials_total > 0)  // a resumed run does not warm up again
+      scheduler.report(int(i), best_of(tasks[i]->summary()), tasks[i]->summary().trials_total);
+  }
+  Measurer measurer(measurer_options(o, target.to_string()));
+  ProgressBar bar("tuning " + o.op_spec, o.trials);
+  auto leader_text = [&] {
+    const int v = scheduler.best_variant();
+    return v < 0 ? std::string("no valid kernel yet")
+                 : tasks[size_t(v)]->op().workload().get_str("layout") + " " + best_text(tasks[size_t(v)]->summary());
+  };
+  while (spent < o.trials && !stop) {
+    const int v = scheduler.next_variant();
+    if (v < 0) {
+      fprintf(stderr, "note: the schedule spaces of every layout have no unmeasured candidates left\n");
+      break;
+    }
+    const int done = tasks[size_t(v)]->round(measurer, std::min(o.batch, o.trials - spent), stop, [&] {
+      ++spent;
+      if (o.progress) bar.update(std::min(spent, o.trials), leader_text());
+    });
+    scheduler.report(v, best_of(tasks[size_t(v)]->summary()), done);
+  }
+  if (o.progress) bar.finish();
+  const int leader = scheduler.best_variant();
+  if (!stop && leader >= 0 && measures_best_again(o)) {
+    for (size_t i = 0; i < tasks.size() && !stop; ++i)
+      if (best_of(tasks[i]->summary()) <= 1.1 * scheduler.best_latency(leader))
+        tasks[i]->measure_best_again(measurer, o.final_top, o.final_rounds, stop, [] {});
+  }
+  TuneSummary out;
+  size_t winner = 0;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    tasks[i]->finish();
+    const TuneSummary &s = tasks[i]->summary();
+    out.layout_variants.push_back({s.workload, s.trials_total, s.found, s.best_cost});
+    if (best_of(s) < best_of(tasks[winner]->summary())) winner = i;
+  }
+  const std::vector<LayoutVariant> searched = out.layout_variants;
+  out = tasks[winner]->summary();
+  out.layout_variants = searched;
+  out.trials_total = spent;
+  out.measured_now = out.skipped_known = 0;
+  for (const auto &t : tasks) {
+    out.measured_now += t->summary().measured_now;
+    out.skipped_known += t->summary().skipped_known;
+  }
+  out.interrupted = stop;
+  out.wall_seconds = steady_seconds() - t0;
+  return out;
+}
+
+}  // namespace
+
 TuneSummary run_tuning(const TuneOptions &given, const std::atomic<bool> &stop) {
   const double t0 = steady_seconds();
   check_common(given);
   const Halide::Target target = checked_target(given);
   const TuneOptions o = with_target_defaults(given, target);
+  if (chooses_layout(o.op_spec)) return run_layout_choice(o, target, stop, t0);
   auto model = guiding_model(o, target);
   TaskTuner task(o.op_spec, target, o, o.seed, model.get());
   task.load_prior(prior_records(o.log_path), o.resume);

@@ -62,6 +62,14 @@ struct FinalKernel {
   std::string ruled_out_by;  // the error of a run that failed when run again; empty if none
 };
 
+// One layout of a layout=any run (codegen/layout_choice.h) and how far it got.
+struct LayoutVariant {
+  std::string workload;  // the concrete workload key
+  int trials = 0;
+  bool found = false;
+  double best_cost = 0;  // seconds, when found
+};
+
 struct TuneSummary {
   std::string workload;
   std::string target;
@@ -90,6 +98,9 @@ struct TuneSummary {
   // GPU builds: registers per thread of each candidate ptxas accepted, and how many spilled.
   std::vector<int> registers;
   int spilling = 0;
+  // With layout=any: every layout searched; the rest of the summary is the winner's,
+  // with the trials of all of them.
+  std::vector<LayoutVariant> layout_variants;
 
   nlohmann::json to_json() const;
 };
@@ -97,6 +108,8 @@ struct TuneSummary {
 // `options` with --policy auto and --model default made concrete for `target`.
 TuneOptions with_target_defaults(TuneOptions options, const Halide::Target &target);
 
+// With layout=any in the op spec, searches every layout variant within the one
+// budget (search/variant_scheduler.h) and summarizes the fastest.
 // Throws std::runtime_error (WorkloadError, TargetError, RecordError...) with a
 // message for people when the options cannot work. `stop` is polled between
 // candidates; when it turns true the run ends cleanly with everything logged.

@@ -1,0 +1,44 @@
+#include "codegen/layout_choice.h"
+
+#include <regex>
+
+#include "codegen/operator.h"
+
+namespace tlp {
+namespace {
+
+const std::regex &any_layout() {
+  static const std::regex re("(^|[:,])\\s*layout\\s*=\\s*any\\s*(?=,|$)");
+  return re;
+}
+
+}  // namespace
+
+bool chooses_layout(const std::string &spec) { return std::regex_search(spec, any_layout()); }
+
+std::vector<std::string> layout_variants(const std::string &spec, const Halide::Target &target) {
+  const std::string kind = spec.substr(0, spec.find(':'));
+  const OpInfo &op = find_op(kind);
+  const OpParamInfo *layout = nullptr;
+  for (const OpParamInfo &p : op.params)
+    if (p.name == "layout") layout = &p;
+  if (!layout) throw WorkloadError(kind + " has no layout to choose (layout=any is for operators with a layout parameter)");
+  const int lanes = target.natural_vector_size(Halide::Float(32));
+  std::vector<std::string> keys;
+  for (const std::string &choice : layout->choices) {
+    const bool blocked = choice.size() > 4 && choice.back() == 'c';
+    if (blocked) {
+      const int block = std::stoi(choice.substr(4, choice.size() - 5));
+      if (block != lanes && block != 2 * lanes) continue;  // one or two vectors per block
+    }
+    const std::string concrete = std::regex_replace(spec, any_layout(), "$1layout=" + choice);
+    try {
+      keys.push_back(make_operator(concrete)->workload().key());
+    } catch (const WorkloadError &) {
+      if (!blocked) throw;  // a plain layout always fits: the spec itself is wrong
+    }
+  }
+  return keys;
+}
+
+}  // namespace tlp

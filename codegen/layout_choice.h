@@ -1,0 +1,24 @@
+// Layout as a search decision: a workload written with layout=any names every
+// layout its operator offers that suits the target, and the tuner searches them
+// all, giving its budget to the ones that can win (search/variant_scheduler.h).
+// The record of every kernel names its concrete layout, so what a kernel expects
+// is never in doubt; layout=NCHW (the default) still means exactly NCHW.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "Halide.h"
+
+namespace tlp {
+
+// True when the spec asks for the layout to be chosen (layout=any).
+bool chooses_layout(const std::string &spec);
+
+// The canonical workload keys of the concrete variants of a layout=any spec for
+// `target`: the plain layouts, and the channel blocks of one and two fp32 vectors
+// that divide the operator's channels. Throws WorkloadError for an operator without
+// a layout, or when the spec is otherwise wrong.
+std::vector<std::string> layout_variants(const std::string &spec, const Halide::Target &target);
+
+}  // namespace tlp

@@ -1,0 +1,63 @@
+// layout=any names the layouts worth searching for the target: the plain ones and
+// the channel blocks of one and two vectors that divide the channels.
+#include "codegen/layout_choice.h"
+
+#include <gtest/gtest.h>
+
+#include "codegen/target.h"
+#include "codegen/workload.h"
+
+namespace tlp {
+namespace {
+
+std::vector<std::string> layouts(const std::string &spec, const std::string &target) {
+  std::vector<std::string> out;
+  for (const std::string &key : layout_variants(spec, parse_target(target)))
+    out.push_back(parse_workload(key).get_str("layout"));
+  return out;
+}
+
+TEST(LayoutChoice, OnlyLayoutEqualsAnyChoosesTheLayout) {
+  EXPECT_TRUE(chooses_layout("conv2d:C=64,layout=any"));
+  EXPECT_TRUE(chooses_layout("conv2d:layout=any,C=64"));
+  EXPECT_TRUE(chooses_layout("conv2d: layout = any"));
+  EXPECT_FALSE(chooses_layout("conv2d:layout=NCHW"));
+  EXPECT_FALSE(chooses_layout("conv2d:layout=anyway"));
+}
+
+TEST(LayoutChoice, BlocksAreOneOrTwoVectorsOfTheTarget) {
+  EXPECT_EQ(layouts("conv2d:C=64,K=128,layout=any", "x86-64-linux-avx-avx2-avx512-avx512_skylake-f16c-fma-sse41"),
+            (std::vector<std::string>{"NCHW", "NHWC", "NCHW16c", "NCHW32c"}));
+  EXPECT_EQ(layouts("conv2d:C=64,K=128,layout=any", "x86-64-linux-avx-avx2-f16c-fma-sse41"),
+            (std::vector<std::string>{"NCHW", "NHWC", "NCHW8c", "NCHW16c"}));
+}
+
+TEST(LayoutChoice, BlocksThatDoNotDivideTheChannelsAreLeftOut) {
+  EXPECT_EQ(layouts("conv2d_bias_relu:C=3,K=64,R=7,S=7,layout=any", "x86-64-linux-avx-avx2-f16c-fma-sse41"),
+            (std::vector<std::string>{"NCHW", "NHWC"}));
+  EXPECT_EQ(layouts("depthwise_conv2d:C=24,layout=any", "x86-64-linux-avx-avx2-f16c-fma-sse41"),
+            (std::vector<std::string>{"NCHW", "NCHW8c"}));
+}
+
+TEST(LayoutChoice, TheVariantsAreCanonicalKeys) {
+  const auto keys = layout_variants("max_pool2d:C=64,layout=any", parse_target("x86-64-linux-avx-avx2-f16c-fma-sse41"));
+  ASSERT_EQ(keys.size(), 3u);
+  EXPECT_EQ(keys[0], "max_pool2d:N=1,C=64,H=112,W=112,R=3,S=3,stride=2,pad=1");
+  EXPECT_EQ(keys[1], "max_pool2d:N=1,C=64,H=112,W=112,R=3,S=3,stride=2,pad=1,layout=NCHW8c");
+}
+
+TEST(LayoutChoice, AnOperatorWithoutALayoutIsRefusedSayingSo) {
+  try {
+    layout_variants("matmul:M=64,layout=any", parse_target("host"));
+    FAIL() << "expected a WorkloadError";
+  } catch (const WorkloadError &e) {
+    EXPECT_NE(std::string(e.what()).find("matmul has no layout to choose"), std::string::npos) << e.what();
+  }
+}
+
+TEST(LayoutChoice, AnotherFaultInTheSpecIsStillReported) {
+  EXPECT_THROW(layout_variants("conv2d:C=0,layout=any", parse_target("host")), WorkloadError);
+}
+
+}  // namespace
+}  // namespace tlp

@@ -1,0 +1,72 @@
+// The variant scheduler: every variant is tried, then rounds go to the variants
+// that can still be the fastest, the least-tried first.
+#include "search/variant_scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <stdexcept>
+
+namespace tlp {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+TEST(VariantScheduler, EveryVariantGetsItsWarmUpRoundsFirstInOrder) {
+  VariantScheduler s(3, {2, 1.2, 3});
+  std::vector<int> order;
+  for (int i = 0; i < 6; ++i) {
+    const int v = s.next_variant();
+    order.push_back(v);
+    s.report(v, 1.0 + v, 8);
+  }
+  EXPECT_EQ(order, (std::vector<int>{0, 0, 1, 1, 2, 2}));
+}
+
+TEST(VariantScheduler, AVariantFarBehindTheBestGetsNoMoreRounds) {
+  VariantScheduler s(3);
+  s.report(s.next_variant(), 1.0, 8);  // 0: the best
+  s.report(s.next_variant(), 1.1, 8);  // 1: within 1.2x
+  s.report(s.next_variant(), 3.0, 8);  // 2: far behind
+  for (int i = 0; i < 10; ++i) {
+    const int v = s.next_variant();
+    ASSERT_NE(v, 2);
+    s.report(v, v == 0 ? 1.0 : 1.1, 8);
+  }
+  EXPECT_FALSE(s.contender(2));
+  EXPECT_EQ(s.trials(2), 8);
+  EXPECT_EQ(s.best_variant(), 0);
+}
+
+TEST(VariantScheduler, AmongContendersTheLeastTriedGoesNext) {
+  VariantScheduler s(2);
+  s.report(s.next_variant(), 1.0, 16);
+  s.report(s.next_variant(), 1.05, 4);
+  EXPECT_EQ(s.next_variant(), 1);
+  s.report(1, 1.05, 16);  // now 20 trials against 16
+  EXPECT_EQ(s.next_variant(), 0);
+}
+
+TEST(VariantScheduler, UsedUpAndNeverValidVariantsAreDone) {
+  VariantScheduler s(2, {1, 1.2, 2});
+  s.report(s.next_variant(), 1.0, 0);  // its space is used up
+  EXPECT_TRUE(s.done(0));
+  s.report(s.next_variant(), kInf, 8);
+  EXPECT_FALSE(s.done(1));
+  EXPECT_EQ(s.next_variant(), 1);
+  s.report(1, kInf, 8);
+  EXPECT_TRUE(s.done(1));
+  EXPECT_EQ(s.next_variant(), -1);
+  EXPECT_EQ(s.best_variant(), 0);
+}
+
+TEST(VariantScheduler, BadArgumentsAreRefused) {
+  EXPECT_THROW(VariantScheduler(0), std::invalid_argument);
+  EXPECT_THROW(VariantScheduler(2, {1, 0.5, 3}), std::invalid_argument);
+  VariantScheduler s(1);
+  EXPECT_THROW(s.report(1, 1.0, 1), std::invalid_argument);
+  EXPECT_THROW(s.report(0, 0.0, 1), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace tlp
