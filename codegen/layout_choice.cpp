@@ -16,6 +16,10 @@ const std::regex &any_layout() {
 
 bool chooses_layout(const std::string &spec) { return std::regex_search(spec, any_layout()); }
 
+std::string representative_spec(const std::string &spec) {
+  return std::regex_replace(spec, any_layout(), "$1layout=NCHW");
+}
+
 std::vector<std::string> layout_variants(const std::string &spec, const Halide::Target &target) {
   const std::string kind = spec.substr(0, spec.find(':'));
   const OpInfo &op = find_op(kind);

@@ -21,4 +21,8 @@ bool chooses_layout(const std::string &spec);
 // a layout, or when the spec is otherwise wrong.
 std::vector<std::string> layout_variants(const std::string &spec, const Halide::Target &target);
 
+// The spec with layout=any read as layout=NCHW: the same computation (its FLOPs,
+// what peers that pick their own layouts are given); other specs as they are.
+std::string representative_spec(const std::string &spec);
+
 }  // namespace tlp

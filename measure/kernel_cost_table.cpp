@@ -18,15 +18,17 @@ void KernelCostTable::add(const std::string &key, double median_cost, bool busy)
   else if (key == best_ && e.quiet.size() + e.busy.size() > 1) best_stale_ = true;  // its cost may have risen
 }
 
-void KernelCostTable::add(const MeasureRecord &r) {
+void KernelCostTable::add(const MeasureRecord &r) { add(r, r.schedule.to_text()); }
+
+void KernelCostTable::add(const MeasureRecord &r, const std::string &key) {
   switch (r.error) {
     case MeasureError::None:
-      if (r.ok()) add(r.schedule.to_text(), r.median_cost, r.timed_on_busy_machine());
+      if (r.ok()) add(key, r.median_cost, r.timed_on_busy_machine());
       return;
     case MeasureError::RuntimeError:
     case MeasureError::WrongAnswer:
     case MeasureError::RunTimeout:
-      rule_out(r.schedule.to_text());
+      rule_out(key);
       return;
     default:
       return;

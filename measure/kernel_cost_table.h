@@ -30,6 +30,8 @@ class KernelCostTable {
   // that crashed, hung or answered wrongly rules its kernel out. Build failures
   // (a timeout on a busy machine) say nothing about the kernel and are ignored.
   void add(const MeasureRecord &record);
+  // The same, under `key` (when one table holds kernels of several workloads).
+  void add(const MeasureRecord &record, const std::string &key);
 
   // Rules the kernel out for good: it is never the best nor among the cheapest.
   void rule_out(const std::string &key);

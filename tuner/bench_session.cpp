@@ -9,7 +9,9 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "codegen/layout_choice.h"
 #include "codegen/operator.h"
+#include "codegen/target.h"
 #include "measure/kernel_cost_table.h"
 #include "measure/platform.h"
 #include "measure/record_log.h"
@@ -148,7 +150,7 @@ PolicyResult run_once(const BenchOptions &o, const RunPlan &plan, const std::ato
   r.op = plan.op.op;
   r.label = plan.op.label;
   r.seed = plan.seed;
-  r.curve = curve_from_log(log, start, make_operator(plan.op.op)->flops());
+  r.curve = curve_from_log(log, start, make_operator(representative_spec(plan.op.op))->flops());
   r.wall_seconds = s.wall_seconds;
   r.search_seconds = s.search_seconds;
   r.model_seconds = s.model_seconds;
@@ -224,17 +226,20 @@ BenchReport execute(const BenchOptions &o, const std::vector<RunPlan> &plans, co
 
 // Up to `n` kernels of a run's log, cheapest first, ranked as tune ranks them;
 // only those of its first `trials` records (one per trial) when `trials` > 0.
-std::vector<Schedule> fastest_kernels_of(const std::string &log, int n, int trials) {
+// A layout=any run logs kernels of several workloads (one per layout): each kernel
+// is named by its workload and schedule.
+std::vector<RemeasureKernel> fastest_kernels_of(const std::string &log, int n, int trials) {
   if (!fs::exists(log)) return {};
   KernelCostTable costs;
-  std::unordered_map<std::string, Schedule> by_key;
+  std::unordered_map<std::string, RemeasureKernel> by_key;
   const std::vector<MeasureRecord> records = read_record_log(log).records;
   const size_t count = trials > 0 ? std::min(records.size(), size_t(trials)) : records.size();
   for (size_t i = 0; i < count; ++i) {
-    costs.add(records[i]);
-    by_key.try_emplace(records[i].schedule.to_text(), records[i].schedule);
+    const std::string key = records[i].workload_key + " " + records[i].schedule.to_text();
+    costs.add(records[i], key);
+    by_key.try_emplace(key, RemeasureKernel{records[i].workload_key, records[i].schedule});
   }
-  std::vector<Schedule> out;
+  std::vector<RemeasureKernel> out;
   for (const std::string &key : costs.cheapest(size_t(n))) out.push_back(by_key.at(key));
   return out;
 }
@@ -314,19 +319,19 @@ void remeasure_best_kernels(const BenchOptions &o, const std::vector<RunPlan> &p
   std::vector<RemeasureKernel> kernels;
   for (size_t i = 0; i < plans.size(); ++i) {
     const std::string log = o.out_dir + "/logs/" + plans[i].name + ".jsonl";
-    std::unordered_map<std::string, size_t> index;  // this run's kernels so far, by schedule text
-    auto add = [&](const Schedule &s, bool RemeasureRole::*role) {
-      auto [it, fresh] = index.try_emplace(s.to_text(), kernels.size());
+    std::unordered_map<std::string, size_t> index;  // this run's kernels so far, by workload and schedule
+    auto add = [&](const RemeasureKernel &k, bool RemeasureRole::*role) {
+      auto [it, fresh] = index.try_emplace(k.op + " " + k.schedule.to_text(), kernels.size());
       if (fresh) {
         roles.push_back({i});
-        kernels.push_back({plans[i].op.op, s});
+        kernels.push_back(k);
       }
       roles[it->second].*role = true;
     };
-    for (const Schedule &s : fastest_kernels_of(log, o.final_top, 0)) add(s, &RemeasureRole::of_all);
+    for (const RemeasureKernel &k : fastest_kernels_of(log, o.final_top, 0)) add(k, &RemeasureRole::of_all);
     if (o.final_early > 0)
-      for (const Schedule &s : fastest_kernels_of(log, o.final_top, report.runs[i].early_trials))
-        add(s, &RemeasureRole::of_early);
+      for (const RemeasureKernel &k : fastest_kernels_of(log, o.final_top, report.runs[i].early_trials))
+        add(k, &RemeasureRole::of_early);
   }
   fprintf(stderr,
           "measuring the %d fastest kernel%s of each of %zu runs%s again (%zu kernels), side by side, %d round%s\n",
@@ -354,7 +359,12 @@ BenchSuite checked_suite(const BenchOptions &o) {
   if (o.out_dir.empty()) throw std::runtime_error("--out DIR is required: the runs, logs and report go there");
   if (o.seeds < 1) throw std::runtime_error("--seeds must be at least 1");
   BenchSuite suite = read_bench_suite(o.suite, resolve_suites_dir(o.suites_dir));
-  for (const BenchOperator &op : suite.operators) make_operator(op.op);  // fails now on a bad operator, not hours in
+  // Fails now on a bad operator, not hours in.
+  const Halide::Target target = parse_target(o.runs.target);
+  for (const BenchOperator &op : suite.operators) {
+    if (chooses_layout(op.op)) layout_variants(op.op, target);
+    else make_operator(op.op);
+  }
   return suite;
 }
 

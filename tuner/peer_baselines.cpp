@@ -21,6 +21,7 @@
 
 #include "codegen/halide_autoscheduler.h"
 #include "codegen/kernel_compiler.h"
+#include "codegen/layout_choice.h"
 #include "codegen/operator.h"
 #include "codegen/target.h"
 #include "measure/executable_path.h"
@@ -291,7 +292,7 @@ PeersReport run_peers(const PeerOptions &o, void (*progress)(const std::string &
     throw std::runtime_error("--warmup and --min-seconds must not be negative, --run-timeout must be positive");
   // Libraries pick their own layouts and Halide's autoschedulers schedule the plain
   // algorithm: a channel-blocked operator is measured in its plain form.
-  auto op = make_operator(plain_layout_form(parse_workload(o.op_spec)));
+  auto op = make_operator(plain_layout_form(parse_workload(representative_spec(o.op_spec))));
   const Halide::Target target = parse_target(o.target);
   if (target.has_gpu_feature())
     throw std::runtime_error("target '" + o.target + "' is a GPU target; peers are measured on CPU targets only");
