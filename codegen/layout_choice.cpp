@@ -16,15 +16,28 @@ const std::regex &any_layout() {
 
 bool chooses_layout(const std::string &spec) { return std::regex_search(spec, any_layout()); }
 
+bool has_layout(const std::string &kind) {
+  for (const OpParamInfo &p : find_op(kind).params)
+    if (p.name == "layout") return true;
+  return false;
+}
+
+std::string with_any_layout(const std::string &spec) {
+  const size_t colon = spec.find(':');
+  if (!has_layout(spec.substr(0, colon))) return spec;
+  static const std::regex given("(^|[:,])\\s*layout\\s*=[^,]*");
+  if (std::regex_search(spec, given)) return std::regex_replace(spec, given, "$1layout=any");
+  return spec + (colon == std::string::npos ? ":" : ",") + "layout=any";
+}
+
 std::string representative_spec(const std::string &spec) {
   return std::regex_replace(spec, any_layout(), "$1layout=NCHW");
 }
 
 std::vector<std::string> layout_variants(const std::string &spec, const Halide::Target &target) {
   const std::string kind = spec.substr(0, spec.find(':'));
-  const OpInfo &op = find_op(kind);
   const OpParamInfo *layout = nullptr;
-  for (const OpParamInfo &p : op.params)
+  for (const OpParamInfo &p : find_op(kind).params)
     if (p.name == "layout") layout = &p;
   if (!layout) throw WorkloadError(kind + " has no layout to choose (layout=any is for operators with a layout parameter)");
   const int lanes = target.natural_vector_size(Halide::Float(32));

@@ -21,6 +21,13 @@ bool chooses_layout(const std::string &spec);
 // a layout, or when the spec is otherwise wrong.
 std::vector<std::string> layout_variants(const std::string &spec, const Halide::Target &target);
 
+// Whether operators of this kind have a layout parameter.
+bool has_layout(const std::string &kind);
+
+// The spec with its layout freed (layout=any) when its operator has a layout;
+// otherwise the spec as it is.
+std::string with_any_layout(const std::string &spec);
+
 // The spec with layout=any read as layout=NCHW: the same computation (its FLOPs,
 // what peers that pick their own layouts are given); other specs as they are.
 std::string representative_spec(const std::string &spec);

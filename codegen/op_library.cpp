@@ -72,6 +72,11 @@ std::vector<OpInfo> build_library() {
         integer("stride", 2, "stride"), integer("pad", 1, "padding on each side (at most half the window)", 0),
         window_layout()},
        ops::make_max_pool2d},
+      {"layout_convert", "an activation (N, C, H, W) rewritten from one layout to another; FLOPs count elements",
+       {integer("N", 1, "batch"), integer("C", 64, "channels"), integer("H", 56, "height"), integer("W", 56, "width"),
+        OpParamInfo{"from", "NCHW", "the input's layout", ops::conv_layout_names(), 1},
+        OpParamInfo{"to", "NCHW16c", "the output's layout", ops::conv_layout_names(), 1}},
+       ops::make_layout_convert},
   };
 }
 

@@ -5,7 +5,7 @@
 //     schedules the operator's algorithm, the kernel is compiled and linked like a
 //     tuning candidate, and tlptune-runner times it on the task data and checks
 //     it against the reference, exactly as during tuning.
-//   - Libraries (OpenBLAS sgemm, oneDNN convolution): tlptune-peer-bench times
+//   - Libraries (OpenBLAS sgemm, oneDNN convolution and matmul): tlptune-peer-bench times
 //     them on the same task data with the runner's warm-up/repeat/median rule and
 //     the same check. It runs without OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE in
 //     its environment (they force OpenBLAS onto older kernels); tlptune's own

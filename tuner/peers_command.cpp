@@ -31,7 +31,7 @@ Command add_peers_command(CLI::App &app) {
   c.app = app.add_subcommand(
       "peers",
       "Measure other tuners and libraries on an operator with tlptune's protocol: Halide's autoschedulers "
-      "(adams2019, mullapudi2016, li2018), OpenBLAS sgemm and oneDNN convolution");
+      "(adams2019, mullapudi2016, li2018), OpenBLAS sgemm, and oneDNN convolution and matmul");
   auto *sub = c.app;
   sub->add_option("--op", o->op_spec, "Operator, KIND:PARAM=VALUE,... (see 'tlptune ops')")->required();
   sub->add_option("--peers", *peers,

@@ -18,6 +18,25 @@
 namespace tlp {
 namespace {
 
+void print_layout_plan(const NetworkSummary &n) {
+  const LayoutPlan &p = n.plan;
+  if (!p.found) {
+    printf("layout plan: none (some task has no valid kernel in any layout; give more --trials)\n");
+    return;
+  }
+  printf("layout plan: activations in %s, %.3f ms with conversions (%.3f ms of them)\n", p.network_layout.c_str(),
+         p.latency * 1e3, p.conversion_latency * 1e3);
+  for (size_t i = 0; i < p.steps.size(); ++i) {
+    const LayoutPlanStep &st = p.steps[i];
+    if (st.layout.empty() || (st.layout == p.network_layout && st.conversions == 0)) continue;
+    printf("  task %zu runs in %s: %.4f ms + %.4f ms converting, x%g\n", i + 1, st.layout.c_str(), st.kernel * 1e3,
+           st.conversions * 1e3, n.weights[i]);
+  }
+  int trials = 0;
+  for (const PricedConversion &c : n.conversions) trials += c.trials;
+  printf("conversions priced: %zu kernels, %d trials\n", n.conversions.size(), trials);
+}
+
 void print_network_summary(const NetworkSummary &n) {
   printf("\nnetwork    %s\ntrials     %d\ntime       %.1f s\n\n", n.network.c_str(), n.trials_total, n.wall_seconds);
   printf("%-72s %6s %7s %10s %9s\n", "task", "weight", "trials", "best ms", "GFLOP/s");
@@ -41,8 +60,11 @@ void print_network_summary(const NetworkSummary &n) {
            "for it\n",
            again, final_seconds, changed);
   const double lat = n.estimated_latency();
-  if (std::isfinite(lat)) printf("\nestimated network latency: %.3f ms (sum of weight x best latency)\n", lat * 1e3);
+  if (std::isfinite(lat))
+    printf("\nestimated network latency: %.3f ms (sum of weight x best latency%s)\n", lat * 1e3,
+           n.planned ? ", each task in its own fastest layout, no conversions" : "");
   else printf("\nestimated network latency: unknown (some tasks have no valid kernel yet; give more --trials)\n");
+  if (n.planned) print_layout_plan(n);
 }
 
 void print_build_only(const TuneSummary &s) {
@@ -200,9 +222,22 @@ Command add_tune_command(CLI::App &app) {
   auto *op_opt = sub->add_option("--op", o->op_spec, "Operator to tune, KIND:PARAM=VALUE,... (see 'tlptune ops'); layout=any on a "
                                  "convolution or pooling searches its layouts (NCHW, NHWC, channel-blocked) and keeps the fastest")
                      ->capture_default_str();
-  sub->add_option("--network", *network,
-                  "Tune every operator of a network file (see examples/networks/) within --trials in all")
-      ->excludes(op_opt);
+  auto *network_opt = sub->add_option("--network", *network,
+                                      "Tune every operator of a network file (see examples/networks/) within --trials "
+                                      "in all")
+                          ->excludes(op_opt);
+  sub->add_option("--layouts", o->network_layouts,
+                  "With --network: fixed (each operator in the layout its spec names) or any (free every operator's "
+                  "layout, then plan the network's: one layout the activations flow in, operators that are faster "
+                  "elsewhere converting in and out, every conversion tuned and counted)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"fixed", "any"}))
+      ->needs(network_opt);
+  sub->add_option("--conversion-trials", o->conversion_trials,
+                  "With --layouts any: trials to tune each layout conversion the plan prices (beyond --trials)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber)
+      ->needs(network_opt);
   auto *target_opt =
       sub->add_option("--target", o->target, "Compile target: host, or a Halide target string such as x86-64-linux-avx2")
           ->capture_default_str();

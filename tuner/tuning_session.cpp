@@ -1,5 +1,7 @@
 #include "tuner/tuning_session.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -15,12 +17,12 @@
 #include "measure/wall_clock.h"
 #include "search/network_spec.h"
 #include "search/task_scheduler.h"
-#include "search/variant_scheduler.h"
 #include "tuner/compute_dag_cache.h"
 #include "tuner/cost_model_factory.h"
 #include "tuner/progress_bar.h"
 #include "tuner/record_migration.h"
 #include "tuner/shipped_model.h"
+#include "tuner/layout_choice_tuner.h"
 #include "tuner/task_tuner.h"
 
 namespace tlp {
@@ -141,108 +143,39 @@ nlohmann::json TuneSummary::to_json() const {
   return j;
 }
 
-namespace {
-
-// layout=any: one task per layout variant, one model and one budget for all; rounds
-// go to the variants that can still be the fastest. The variants within 10% of the
-// best are measured again at the end, so the winner is decided side by side.
-TuneSummary run_layout_choice(const TuneOptions &o, const Halide::Target &target, const std::atomic<bool> &stop,
-                              double t0) {
-  const std::vector<std::string> variants = layout_variants(o.op_spec, target);
-  auto model = guiding_model(o, target);
-  const std::vector<MeasureRecord> prior = prior_records(o.log_path);
-  std::vector<std::unique_ptr<TaskTuner>> tasks;
-  for (size_t i = 0; i < variants.size(); ++i) {
-    tasks.push_back(std::make_unique<TaskTuner>(variants[i], target, o, o.seed + i, model.get()));
-    tasks.back()->load_prior(prior, o.resume);
-  }
-  VariantScheduler scheduler(int(tasks.size()));
-  auto best_of = [](const TuneSummary &s) { return s.found ? s.best_cost : std::numeric_limits<double>::infinity(); };
-  int spent = 0;
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    spent += tasks[i]->summary().trials_total;
-    if (tasks[i]->summary().trials_total > 0)  // a resumed run does not warm up again
-      scheduler.report(int(i), best_of(tasks[i]->summary()), tasks[i]->summary().trials_total);
-  }
-  Measurer measurer(measurer_options(o, target.to_string()));
-  ProgressBar bar("tuning " + o.op_spec, o.trials);
-  auto leader_text = [&] {
-    const int v = scheduler.best_variant();
-    return v < 0 ? std::string("no valid kernel yet")
-                 : tasks[size_t(v)]->op().workload().get_str("layout") + " " + best_text(tasks[size_t(v)]->summary());
-  };
-  while (spent < o.trials && !stop) {
-    const int v = scheduler.next_variant();
-    if (v < 0) {
-      fprintf(stderr, "note: the schedule spaces of every layout have no unmeasured candidates left\n");
-      break;
-    }
-    const int done = tasks[size_t(v)]->round(measurer, std::min(o.batch, o.trials - spent), stop, [&] {
-      ++spent;
-      if (o.progress) bar.update(std::min(spent, o.trials), leader_text());
-    });
-    scheduler.report(v, best_of(tasks[size_t(v)]->summary()), done);
-  }
-  if (o.progress) bar.finish();
-  const int leader = scheduler.best_variant();
-  if (!stop && leader >= 0 && measures_best_again(o)) {
-    for (size_t i = 0; i < tasks.size() && !stop; ++i)
-      if (best_of(tasks[i]->summary()) <= 1.1 * scheduler.best_latency(leader))
-        tasks[i]->measure_best_again(measurer, o.final_top, o.final_rounds, stop, [] {});
-  }
-  TuneSummary out;
-  size_t winner = 0;
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    tasks[i]->finish();
-    const TuneSummary &s = tasks[i]->summary();
-    out.layout_variants.push_back({s.workload, s.trials_total, s.found, s.best_cost});
-    if (best_of(s) < best_of(tasks[winner]->summary())) winner = i;
-  }
-  const std::vector<LayoutVariant> searched = out.layout_variants;
-  out = tasks[winner]->summary();
-  out.layout_variants = searched;
-  out.trials_total = spent;
-  out.measured_now = out.skipped_known = 0;
-  for (const auto &t : tasks) {
-    out.measured_now += t->summary().measured_now;
-    out.skipped_known += t->summary().skipped_known;
-  }
-  out.interrupted = stop;
-  out.wall_seconds = steady_seconds() - t0;
-  return out;
-}
-
-}  // namespace
-
 TuneSummary run_tuning(const TuneOptions &given, const std::atomic<bool> &stop) {
   const double t0 = steady_seconds();
   check_common(given);
   const Halide::Target target = checked_target(given);
   const TuneOptions o = with_target_defaults(given, target);
-  if (chooses_layout(o.op_spec)) return run_layout_choice(o, target, stop, t0);
   auto model = guiding_model(o, target);
-  TaskTuner task(o.op_spec, target, o, o.seed, model.get());
+  LayoutChoiceTuner task(o.op_spec, target, o, o.seed, model.get());
   task.load_prior(prior_records(o.log_path), o.resume);
-  const TuneSummary &sum = task.summary();
-  if (!o.resume && sum.skipped_known)
+  const int known = task.summary().skipped_known;
+  if (!o.resume && known)
     fprintf(stderr,
             "note: %s holds %d measurements of this task; they will not be measured again "
             "(--resume counts them toward --trials)\n",
-            o.log_path.c_str(), sum.skipped_known);
+            o.log_path.c_str(), known);
   Measurer measurer(measurer_options(o, target.to_string()));
-  ProgressBar bar("tuning " + sum.workload, o.trials);
+  ProgressBar bar("tuning " + o.op_spec, o.trials);
+  int trials = task.trials_total();
   auto progress = [&] {
-    if (o.progress) bar.update(std::min(sum.trials_total, o.trials), best_text(sum));
+    if (o.progress) bar.update(std::min(trials, o.trials), best_text(task.summary()));
   };
   progress();
-  while (sum.trials_total < o.trials && !stop) {
-    if (task.round(measurer, std::min(o.batch, o.trials - sum.trials_total), stop, progress) == 0) {
+  while (trials < o.trials && !stop) {
+    const int done = task.round(measurer, std::min(o.batch, o.trials - trials), stop, [&] {
+      ++trials;
+      progress();
+    });
+    if (done == 0) {
       if (!stop) fprintf(stderr, "note: the schedule space has no unmeasured candidates left\n");
       break;
     }
   }
   if (o.progress) bar.finish();
-  if (!stop && sum.found && measures_best_again(o)) {
+  if (!stop && task.found() && measures_best_again(o)) {
     if (o.progress)
       fprintf(stderr, "measuring the fastest %d kernels again, %d rounds side by side (--final-rounds 0 skips this)\n",
               o.final_top, o.final_rounds);
@@ -277,8 +210,100 @@ nlohmann::json NetworkSummary::to_json() const {
     t["weight"] = weights[i];
     j["tasks"].push_back(t);
   }
+  if (planned) {
+    nlohmann::json p = {{"found", plan.found},
+                        {"network_layout", plan.network_layout},
+                        {"latency_seconds", plan.found ? nlohmann::json(plan.latency) : nlohmann::json(nullptr)},
+                        {"conversion_seconds", plan.found ? nlohmann::json(plan.conversion_latency) : nlohmann::json(nullptr)},
+                        {"tasks", nlohmann::json::array()},
+                        {"conversions", nlohmann::json::array()}};
+    for (const LayoutPlanStep &st : plan.steps)
+      p["tasks"].push_back({{"layout", st.layout}, {"kernel_seconds", st.kernel}, {"conversion_seconds", st.conversions}});
+    for (const PricedConversion &c : conversions)
+      p["conversions"].push_back({{"workload", c.workload},
+                                  {"trials", c.trials},
+                                  {"cost_seconds", c.found ? nlohmann::json(c.cost) : nlohmann::json(nullptr)}});
+    j["layout_plan"] = p;
+  }
   return j;
 }
+
+namespace {
+
+// The layouts an activation flows in between operators: the variants' own, in
+// first-seen order.
+std::vector<std::string> network_layout_candidates(const std::vector<std::unique_ptr<LayoutChoiceTuner>> &tasks) {
+  std::vector<std::string> out;
+  for (const auto &t : tasks)
+    for (const auto &v : t->variants()) {
+      const Workload w = v->op().workload();
+      for (const auto &p : w.params)
+        if (p.first == "layout" && std::find(out.begin(), out.end(), p.second) == out.end()) out.push_back(p.second);
+    }
+  return out;
+}
+
+// Plans the network's layouts (search/layout_plan.h): each task's best per layout,
+// the first task reading the network's NCHW input, and every conversion the plan
+// asks about tuned on the spot as a layout_convert operator, once per shape and pair.
+void plan_network_layouts(const TuneOptions &o, const Halide::Target &target,
+                          const std::vector<std::unique_ptr<LayoutChoiceTuner>> &tasks, Measurer &measurer,
+                          CostModel *model, const std::atomic<bool> &stop, NetworkSummary &out) {
+  std::vector<LayoutPlanTask> plan_tasks;
+  std::vector<std::array<Shape, 2>> activations;  // per task: input and output, NCHW, Halide order {W,H,C,N}
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    LayoutPlanTask t;
+    t.weight = out.weights[i];
+    const Workload &first = tasks[i]->variants().front()->op().workload();
+    if (!has_layout(first.kind)) {
+      t.fixed = tasks[i]->best_cost();
+      activations.push_back({});
+    } else {
+      for (const auto &v : tasks[i]->variants())
+        t.latency[v->op().workload().get_str("layout")] =
+            v->summary().found ? v->summary().best_cost : std::numeric_limits<double>::infinity();
+      const bool first_with_layout =
+          std::all_of(plan_tasks.begin(), plan_tasks.end(), [](const LayoutPlanTask &p) { return p.latency.empty(); });
+      if (first_with_layout) t.input_layout = "NCHW";  // the network's input
+      const auto plain = make_operator(plain_layout_form(first));
+      activations.push_back({plain->input_shapes().front(), plain->output_shape()});
+    }
+    plan_tasks.push_back(t);
+  }
+  std::map<std::string, size_t> priced;  // conversion workload -> index in out.conversions
+  const ConversionCost cost = [&](size_t task, int side, const std::string &from, const std::string &to) {
+    const Shape &s = activations[task][size_t(side)];
+    const std::string spec = "layout_convert:N=" + std::to_string(s[3]) + ",C=" + std::to_string(s[2]) +
+                             ",H=" + std::to_string(s[1]) + ",W=" + std::to_string(s[0]) + ",from=" + from + ",to=" + to;
+    auto it = priced.find(spec);
+    if (it == priced.end()) {
+      PricedConversion c;
+      c.workload = spec;
+      try {
+        TaskTuner tuner(spec, target, o, o.seed, model);
+        tuner.load_prior(prior_records(o.log_path), true);
+        while (!stop && tuner.summary().trials_total < o.conversion_trials &&
+               tuner.round(measurer, o.conversion_trials - tuner.summary().trials_total, stop, [] {}) > 0) {
+        }
+        c.found = tuner.summary().found;
+        c.cost = tuner.summary().best_cost;
+        c.trials = tuner.summary().trials_total;
+      } catch (const WorkloadError &) {
+        // A block that does not divide these channels: no such conversion.
+      }
+      it = priced.emplace(spec, out.conversions.size()).first;
+      out.conversions.push_back(c);
+    }
+    const PricedConversion &c = out.conversions[it->second];
+    return c.found ? c.cost : std::numeric_limits<double>::infinity();
+  };
+  if (o.progress) fprintf(stderr, "planning the network's layouts, tuning the conversions it prices (%d trials each)\n",
+                          o.conversion_trials);
+  out.plan = best_layout_plan(plan_tasks, network_layout_candidates(tasks), cost);
+  out.planned = true;
+}
+
+}  // namespace
 
 NetworkSummary run_network_tuning(const TuneOptions &given, const std::string &network_path,
                                   const std::atomic<bool> &stop) {
@@ -292,10 +317,11 @@ NetworkSummary run_network_tuning(const TuneOptions &given, const std::string &n
   const std::vector<MeasureRecord> prior = prior_records(o.log_path);
   // One model for all tasks: what it learns on one operator helps the others.
   auto model = guiding_model(o, target);
-  std::vector<std::unique_ptr<TaskTuner>> tasks;
+  std::vector<std::unique_ptr<LayoutChoiceTuner>> tasks;
   for (size_t i = 0; i < spec.tasks.size(); ++i) {
+    const std::string op = o.network_layouts == "any" ? with_any_layout(spec.tasks[i].op) : spec.tasks[i].op;
     try {
-      tasks.push_back(std::make_unique<TaskTuner>(spec.tasks[i].op, target, o, o.seed + i, model.get()));
+      tasks.push_back(std::make_unique<LayoutChoiceTuner>(op, target, o, o.seed + i, model.get()));
     } catch (const std::exception &e) {
       throw std::runtime_error("network file '" + network_path + "', task " + std::to_string(i) + ": " + e.what());
     }
@@ -305,21 +331,18 @@ NetworkSummary run_network_tuning(const TuneOptions &given, const std::string &n
   TaskScheduler scheduler(out.weights, TaskSchedulerOptions{});
   Measurer measurer(measurer_options(o, target.to_string()));
   int spent = 0;
-  for (const auto &t : tasks) spent += t->summary().trials_total;
+  for (const auto &t : tasks) spent += t->trials_total();
   // Known results seed the scheduler, so a resumed run does not warm up again.
   for (size_t i = 0; i < tasks.size(); ++i)
-    if (tasks[i]->summary().trials_total > 0)
-      scheduler.report(int(i), tasks[i]->summary().found ? tasks[i]->summary().best_cost
-                                                          : std::numeric_limits<double>::infinity(),
-                       tasks[i]->summary().trials_total);
+    if (tasks[i]->trials_total() > 0) scheduler.report(int(i), tasks[i]->best_cost(), tasks[i]->trials_total());
   // Rounds small enough that every task gets at least two within the budget.
   const int per_round = std::max(1, std::min(o.batch, o.trials / (2 * int(tasks.size()))));
   ProgressBar bar("tuning " + spec.name, o.trials);
   auto latency_text = [&] {
     double lat = 0;
     for (size_t i = 0; i < tasks.size(); ++i) {
-      if (!tasks[i]->summary().found) return std::string("estimated latency: not all tasks have a kernel yet");
-      lat += out.weights[i] * tasks[i]->summary().best_cost;
+      if (!tasks[i]->found()) return std::string("estimated latency: not all tasks have a kernel yet");
+      lat += out.weights[i] * tasks[i]->best_cost();
     }
     char buf[64];
     snprintf(buf, sizeof buf, "estimated latency %.3f ms", lat * 1e3);
@@ -328,16 +351,16 @@ NetworkSummary run_network_tuning(const TuneOptions &given, const std::string &n
   while (spent < o.trials && !stop) {
     const int t = scheduler.next_task();
     if (t < 0) break;
-    TaskTuner &task = *tasks[t];
+    LayoutChoiceTuner &task = *tasks[t];
     const int n = std::min(per_round, o.trials - spent);
     const int done = task.round(measurer, n, stop, [&] {
       ++spent;
       if (o.progress) bar.update(std::min(spent, o.trials), latency_text());
     });
-    const TuneSummary &s = task.summary();
-    scheduler.report(t, s.found ? s.best_cost : std::numeric_limits<double>::infinity(), done);
+    scheduler.report(t, task.best_cost(), done);
     if (o.progress && !stop) {
       bar.finish();
+      const TuneSummary s = task.summary();
       fprintf(stderr, "  task %d/%zu %s: %d trials, %s\n", t + 1, tasks.size(), s.workload.c_str(), s.trials_total,
               best_text(s).c_str());
     }
@@ -346,7 +369,7 @@ NetworkSummary run_network_tuning(const TuneOptions &given, const std::string &n
   if (!stop && measures_best_again(o)) {
     ProgressBar again("measuring each task's fastest " + std::to_string(o.final_top) + " again", int(tasks.size()));
     for (size_t i = 0; i < tasks.size() && !stop; ++i) {
-      if (tasks[i]->summary().found) tasks[i]->measure_best_again(measurer, o.final_top, o.final_rounds, stop, [] {});
+      if (tasks[i]->found()) tasks[i]->measure_best_again(measurer, o.final_top, o.final_rounds, stop, [] {});
       if (o.progress) again.update(int(i) + 1, latency_text());
     }
     if (o.progress) again.finish();
@@ -355,6 +378,7 @@ NetworkSummary run_network_tuning(const TuneOptions &given, const std::string &n
     t->finish();
     out.tasks.push_back(t->summary());
   }
+  if (o.network_layouts == "any" && !stop) plan_network_layouts(o, target, tasks, measurer, model.get(), stop, out);
   out.trials_total = spent;
   out.interrupted = stop;  // also mid-way through measuring the fastest again: --resume finishes that
   out.wall_seconds = steady_seconds() - t0;

@@ -12,6 +12,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "search/evolutionary_search.h"
+#include "search/layout_plan.h"
 #include "search/schedule.h"
 #include "measure/measure_settings.h"
 
@@ -51,6 +52,12 @@ struct TuneOptions {
   // measurements (measure/kernel_cost_table.h). 0 for either skips it.
   int final_top = 3;
   int final_rounds = 3;
+  // Network tuning: "fixed" tunes each operator in the layout its spec names; "any"
+  // frees the layout of every operator that has one and plans the network's layouts
+  // (search/layout_plan.h), tuning each conversion the plan prices with
+  // conversion_trials trials (beyond `trials`).
+  std::string network_layouts = "fixed";
+  int conversion_trials = 8;
 };
 
 // One of a run's fastest kernels, measured again at the end.
@@ -115,6 +122,14 @@ TuneOptions with_target_defaults(TuneOptions options, const Halide::Target &targ
 // candidates; when it turns true the run ends cleanly with everything logged.
 TuneSummary run_tuning(const TuneOptions &options, const std::atomic<bool> &stop);
 
+// A conversion kernel the layout plan priced, and what it cost.
+struct PricedConversion {
+  std::string workload;  // layout_convert:...
+  bool found = false;
+  double cost = 0;       // seconds, when found
+  int trials = 0;
+};
+
 struct NetworkSummary {
   std::string network;
   std::vector<double> weights;      // per task
@@ -122,8 +137,13 @@ struct NetworkSummary {
   int trials_total = 0;
   bool interrupted = false;
   double wall_seconds = 0;
-  // Σ weight × best latency; +inf while some task has no valid kernel.
+  // Σ weight × best latency; +inf while some task has no valid kernel. With
+  // layouts free it ignores that the tasks' layouts may disagree: `plan` does not.
   double estimated_latency() const;
+  // With network_layouts "any": the best consistent plan, and the conversions priced.
+  bool planned = false;
+  LayoutPlan plan;
+  std::vector<PricedConversion> conversions;
 
   nlohmann::json to_json() const;
 };

@@ -1,7 +1,8 @@
-// oneDNN's forward-inference convolution (fp32) on the convolution workloads.
-// The primitive chooses its own layouts (format_tag::any); the user's data stays
-// in the operator's layout (NCHW/KCRS, or NHWC/RSCK), and the reorders between
-// the two happen outside the timed region, once.
+// oneDNN's forward-inference convolution (fp32) on the convolution workloads, and
+// its matmul on the GEMM workloads. The primitive chooses its own layouts
+// (format_tag::any: blocked activations, packed weights, a packed B); the user's
+// data stays in the operator's layout (NCHW/KCRS or NHWC/RSCK; row-major
+// matrices), and the reorders between the two happen outside the timed region, once.
 #include <omp.h>
 
 #include <stdexcept>
@@ -14,18 +15,98 @@
 namespace tlp {
 namespace peer {
 
-BenchResult bench_onednn(const PeerWorkload &w, const std::vector<std::vector<float>> &inputs,
-                         const TimingOptions &timing, int threads) {
-  using namespace dnnl;
-  using tag = memory::format_tag;
-  using dt = memory::data_type;
-  const ConvShape c = conv_shape(w);
-  const std::vector<int64_t> sizes = conv_input_sizes(c);
+namespace {
+
+std::string onednn_version() {
+  const dnnl_version_t *v = dnnl_version();
+  return std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
+}
+
+void check_sizes(const PeerWorkload &w, const std::vector<std::vector<float>> &inputs,
+                 const std::vector<int64_t> &sizes) {
   if (inputs.size() != sizes.size()) throw std::runtime_error("expected " + std::to_string(sizes.size()) + " inputs");
   for (size_t i = 0; i < sizes.size(); ++i)
     if (int64_t(inputs[i].size()) != sizes[i])
       throw std::runtime_error("input " + std::to_string(i) + " has " + std::to_string(inputs[i].size()) +
                                " elements; " + w.key + " needs " + std::to_string(sizes[i]));
+}
+
+// Into the primitive's layout (`want`) before timing, when it differs from the user's.
+dnnl::memory in_layout(dnnl::memory user, const dnnl::memory::desc &want, const dnnl::engine &eng,
+                       dnnl::stream &strm) {
+  if (want == user.get_desc()) return user;
+  dnnl::memory m(want, eng);
+  dnnl::reorder(user, m).execute(strm, user, m);
+  return m;
+}
+
+BenchResult bench_onednn_matmul(const PeerWorkload &w, const std::vector<std::vector<float>> &inputs,
+                                const TimingOptions &timing, int threads) {
+  using namespace dnnl;
+  using tag = memory::format_tag;
+  using dt = memory::data_type;
+  const GemmShape g = gemm_shape(w);
+  check_sizes(w, inputs, gemm_input_sizes(g));
+  omp_set_num_threads(threads);
+  BenchResult r;
+  r.threads = threads;
+  r.output.assign(size_t(gemm_output_size(g)), 0.0f);
+  try {
+    engine eng(engine::kind::cpu, 0);
+    stream strm(eng);
+    const bool batched = g.batch > 1;
+    const memory::dims a_dims = batched ? memory::dims{g.batch, g.M, g.K} : memory::dims{g.M, g.K};
+    const memory::dims b_dims = batched ? memory::dims{g.batch, g.K, g.N} : memory::dims{g.K, g.N};
+    const memory::dims c_dims = batched ? memory::dims{g.batch, g.M, g.N} : memory::dims{g.M, g.N};
+    const tag rows = batched ? tag::abc : tag::ab;
+    memory user_a({a_dims, dt::f32, rows}, eng, const_cast<float *>(inputs[0].data()));
+    memory user_b({b_dims, dt::f32, rows}, eng, const_cast<float *>(inputs[1].data()));
+    memory user_c({c_dims, dt::f32, rows}, eng, r.output.data());
+    const memory::desc bias_md({1, g.N}, dt::f32, tag::ab);
+    primitive_attr attr;
+    if (g.bias_relu) {
+      post_ops ops;
+      ops.append_eltwise(1.0f, algorithm::eltwise_relu, 0.0f, 0.0f);
+      attr.set_post_ops(ops);
+    }
+    // B is the weight side: oneDNN may keep it packed (tag::any), reordered once.
+    const memory::desc b_any(b_dims, dt::f32, tag::any);
+    const auto desc = g.bias_relu ? matmul::desc(user_a.get_desc(), b_any, bias_md, user_c.get_desc())
+                                  : matmul::desc(user_a.get_desc(), b_any, user_c.get_desc());
+    matmul::primitive_desc pd(desc, attr, eng);
+    memory b = in_layout(user_b, pd.weights_desc(), eng, strm);
+    strm.wait();
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, user_a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, user_c}};
+    if (g.bias_relu) args[DNNL_ARG_BIAS] = memory(bias_md, eng, const_cast<float *>(inputs[2].data()));
+    matmul mm(pd);
+    r.costs = time_runs(
+                  [&] {
+                    mm.execute(strm, args);
+                    strm.wait();
+                  },
+                  timing)
+                  .costs;
+    const std::string impl = pd.impl_info_str();
+    r.kernel = "oneDNN " + onednn_version() + " matmul " + impl;
+    r.details = {{"impl", impl}, {"version", onednn_version()}};
+    if (b != user_b) r.note = "B packed by oneDNN; the reorder from row-major is not timed";
+  } catch (const dnnl::error &e) {
+    throw std::runtime_error(std::string("oneDNN failed: ") + e.what() + " (status " + std::to_string(int(e.status)) + ")");
+  }
+  return r;
+}
+
+}  // namespace
+
+BenchResult bench_onednn(const PeerWorkload &w, const std::vector<std::vector<float>> &inputs,
+                         const TimingOptions &timing, int threads) {
+  if (w.kind == "matmul" || w.kind == "batch_matmul" || w.kind == "dense_bias_relu")
+    return bench_onednn_matmul(w, inputs, timing, threads);
+  using namespace dnnl;
+  using tag = memory::format_tag;
+  using dt = memory::data_type;
+  const ConvShape c = conv_shape(w);
+  check_sizes(w, inputs, conv_input_sizes(c));
   omp_set_num_threads(threads);
 
   BenchResult r;
@@ -61,15 +142,8 @@ BenchResult bench_onednn(const PeerWorkload &w, const std::vector<std::vector<fl
     convolution_forward::primitive_desc pd(desc, attr, eng);
 
     // Into the primitive's layouts, before timing.
-    memory src = user_src, wei = user_wei, dst = user_dst;
-    if (pd.src_desc() != user_src.get_desc()) {
-      src = memory(pd.src_desc(), eng);
-      reorder(user_src, src).execute(strm, user_src, src);
-    }
-    if (pd.weights_desc() != user_wei.get_desc()) {
-      wei = memory(pd.weights_desc(), eng);
-      reorder(user_wei, wei).execute(strm, user_wei, wei);
-    }
+    memory src = in_layout(user_src, pd.src_desc(), eng, strm), wei = in_layout(user_wei, pd.weights_desc(), eng, strm);
+    memory dst = user_dst;
     if (pd.dst_desc() != user_dst.get_desc()) dst = memory(pd.dst_desc(), eng);
     strm.wait();
 
@@ -89,11 +163,9 @@ BenchResult bench_onednn(const PeerWorkload &w, const std::vector<std::vector<fl
       reorder(dst, user_dst).execute(strm, dst, user_dst);
       strm.wait();
     }
-    const dnnl_version_t *v = dnnl_version();
-    const std::string version = std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
     const std::string impl = pd.impl_info_str();
-    r.kernel = "oneDNN " + version + " convolution_forward " + impl;
-    r.details = {{"impl", impl}, {"version", version}};
+    r.kernel = "oneDNN " + onednn_version() + " convolution_forward " + impl;
+    r.details = {{"impl", impl}, {"version", onednn_version()}};
     if (src != user_src || dst != user_dst || wei != user_wei)
       r.note = "layouts chosen by oneDNN; reorders from/to the operator's layout are not timed";
   } catch (const dnnl::error &e) {

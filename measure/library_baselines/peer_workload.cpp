@@ -117,7 +117,9 @@ std::string library_unsupported_reason(const std::string &library, const std::st
   }
   if (library == "onednn") {
     if (kind == "conv2d" || kind == "conv2d_bias_relu" || kind == "depthwise_conv2d") return "";
-    return "oneDNN is timed on convolutions only (conv2d, conv2d_bias_relu, depthwise_conv2d), not " + kind;
+    if (kind == "matmul" || kind == "batch_matmul" || kind == "dense_bias_relu") return "";
+    return "oneDNN is timed on convolutions and GEMMs only (conv2d, conv2d_bias_relu, depthwise_conv2d, matmul, "
+           "batch_matmul, dense_bias_relu), not " + kind;
   }
   return "unknown library '" + library + "' (known: openblas, onednn)";
 }

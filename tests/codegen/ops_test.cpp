@@ -66,6 +66,18 @@ TEST(Ops, EveryBlockedLayoutMatchesTheReference) {
   }
 }
 
+TEST(Ops, LayoutConvertMatchesTheReferenceBetweenEveryPairOfLayouts) {
+  const std::vector<std::string> layouts = {"NCHW", "NHWC", "NCHW8c", "NCHW16c", "NCHW32c"};
+  for (const std::string &from : layouts)
+    for (const std::string &to : layouts)
+      if (from != to) expect_matches_reference("layout_convert:N=2,C=32,H=5,W=3,from=" + from + ",to=" + to);
+}
+
+TEST(Ops, LayoutConvertToTheSameLayoutIsRefused) {
+  EXPECT_THROW(make_operator("layout_convert:from=NHWC,to=NHWC"), WorkloadError);
+  EXPECT_THROW(make_operator("layout_convert:C=24,from=NCHW,to=NCHW16c"), WorkloadError);
+}
+
 // The same element, in each layout: a blocked kernel's output is the plain one's,
 // moved to where NCHW<b>c keeps it (the reference alone could not show a shared mistake).
 TEST(Ops, BlockedConvOutputIsThePlainOutputInBlocks) {
@@ -399,7 +411,7 @@ TEST(Workload, LibraryKindsAreUniqueAndDefaultsAreValid) {
     EXPECT_EQ(&find_op(info.kind), &info);
     EXPECT_FALSE(info.help.empty());
   }
-  EXPECT_EQ(kinds.size(), 9u);
+  EXPECT_EQ(kinds.size(), 10u);
 }
 
 }  // namespace

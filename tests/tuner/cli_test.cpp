@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "codegen/workload.h"
 #include "measure/cpu_interference.h"
 #include "search/schedule.h"
 #include "tests/tuner/cli_test_util.h"
@@ -407,6 +408,59 @@ TEST(Cli, MeasurePrintHalideShowsTheLoweredScheduleAndBuildsNothing) {
   EXPECT_NE(ok.output.find("C.update(0).parallel(m);"), std::string::npos) << ok.output;
   EXPECT_EQ(ok.output.find("GFLOP/s"), std::string::npos) << ok.output;  // not run
   expect_error("measure --op matmul:M=32,N=32,K=32 --print-halide --schedule 'SP(2,9,32,[8])'", "no loop 9");
+}
+
+TEST(Cli, LayoutAnySearchesEveryLayoutAndReportsTheFastest) {
+  TempDir d;
+  const std::string log = d / "l.jsonl";
+  CliRun r = tlptune("tune --op depthwise_conv2d:C=32,H=14,W=14,layout=any --trials 6 --batch 2 --no-progress "
+                     "--min-seconds 0.01 --final-top 0 --log " + quote(log) + " --json " + quote(d / "s.json"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("layouts    NCHW "), std::string::npos) << r.output;
+  std::set<std::string> layouts;
+  for (const auto &rec : read_records(log)) layouts.insert(tlp::parse_workload(rec.at("workload").get<std::string>()).get_str("layout"));
+  EXPECT_GE(layouts.size(), 2u) << "each layout gets its warm-up round";
+  EXPECT_TRUE(layouts.count("NCHW"));
+  const auto summary = nlohmann::json::parse(read_file(d / "s.json"));
+  ASSERT_GE(summary.at("layout_variants").size(), 2u);
+  EXPECT_EQ(summary.at("trials").get<int>(), 6);
+  double fastest = 1e9;
+  for (const auto &v : summary.at("layout_variants"))
+    if (!v.at("cost_seconds").is_null()) fastest = std::min(fastest, v.at("cost_seconds").get<double>());
+  EXPECT_DOUBLE_EQ(summary.at("best").at("cost_seconds").get<double>(), fastest);
+}
+
+TEST(Cli, LayoutAnyOnAnOperatorWithoutALayoutIsAnError) {
+  TempDir d;
+  expect_error("tune --op matmul:M=8,layout=any --trials 2 --log " + quote(d / "l.jsonl"), "matmul has no layout to choose");
+}
+
+TEST(Cli, NetworkWithLayoutsFreePlansThemCountingTheConversions) {
+  TempDir d;
+  const std::string net = d / "tiny.json";
+  std::ofstream(net) << R"({"format": 1, "name": "tiny", "tasks": [
+    {"op": "conv2d_bias_relu:C=16,H=8,W=8,K=16,R=3,S=3", "weight": 1},
+    {"op": "max_pool2d:C=16,H=8,W=8", "weight": 1},
+    {"op": "matmul:M=1,N=16,K=16", "weight": 1}]})";
+  const std::string log = d / "l.jsonl";
+  CliRun r = tlptune("tune --network " + quote(net) + " --layouts any --conversion-trials 2 --trials 16 --batch 2 "
+                     "--no-progress --min-seconds 0.01 --final-top 0 --log " + quote(log) + " --json " + quote(d / "s.json"));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("layout plan: activations in "), std::string::npos) << r.output;
+  const auto plan = nlohmann::json::parse(read_file(d / "s.json")).at("layout_plan");
+  ASSERT_TRUE(plan.at("found").get<bool>()) << plan.dump();
+  ASSERT_EQ(plan.at("tasks").size(), 3u);
+  EXPECT_EQ(plan.at("tasks")[2].at("layout"), "") << "the matmul has no layout";
+  double total = 0, conversions = 0;
+  for (const auto &t : plan.at("tasks")) {
+    total += t.at("kernel_seconds").get<double>() + t.at("conversion_seconds").get<double>();
+    conversions += t.at("conversion_seconds").get<double>();
+  }
+  EXPECT_NEAR(plan.at("latency_seconds").get<double>(), total, 1e-12);
+  EXPECT_NEAR(plan.at("conversion_seconds").get<double>(), conversions, 1e-12);
+  if (plan.at("network_layout") != "NCHW")
+    EXPECT_GT(conversions, 0) << "the network's NCHW input is converted for its first operator";
+  for (const auto &c : plan.at("conversions")) EXPECT_EQ(c.at("workload").get<std::string>().rfind("layout_convert:", 0), 0u);
 }
 
 TEST(Cli, NetworkFileWithABadOperatorNamesTheTask) {

@@ -1,0 +1,95 @@
+#include "tuner/layout_choice_tuner.h"
+
+#include <limits>
+
+#include "codegen/layout_choice.h"
+
+namespace tlp {
+namespace {
+
+double best_of(const TuneSummary &s) { return s.found ? s.best_cost : std::numeric_limits<double>::infinity(); }
+
+std::vector<std::string> variant_specs(const std::string &spec, const Halide::Target &target) {
+  return chooses_layout(spec) ? layout_variants(spec, target) : std::vector<std::string>{spec};
+}
+
+}  // namespace
+
+LayoutChoiceTuner::LayoutChoiceTuner(const std::string &op_spec, const Halide::Target &target,
+                                     const TuneOptions &options, uint64_t seed, CostModel *model)
+    : scheduler_(int(variant_specs(op_spec, target).size())), chooses_(chooses_layout(op_spec)) {
+  const std::vector<std::string> specs = variant_specs(op_spec, target);
+  for (size_t i = 0; i < specs.size(); ++i)
+    variants_.push_back(std::make_unique<TaskTuner>(specs[i], target, options, seed + i, model));
+}
+
+void LayoutChoiceTuner::load_prior(const std::vector<MeasureRecord> &records, bool resume) {
+  for (size_t i = 0; i < variants_.size(); ++i) {
+    variants_[i]->load_prior(records, resume);
+    const TuneSummary &s = variants_[i]->summary();
+    if (s.trials_total > 0) scheduler_.report(int(i), best_of(s), s.trials_total);  // no second warm-up
+  }
+}
+
+int LayoutChoiceTuner::round(Measurer &m, int n, const std::atomic<bool> &stop,
+                             const std::function<void()> &on_record) {
+  if (variants_.size() == 1) return variants_[0]->round(m, n, stop, on_record);
+  const int v = scheduler_.next_variant();
+  if (v < 0) return 0;
+  const int done = variants_[size_t(v)]->round(m, n, stop, on_record);
+  scheduler_.report(v, best_of(variants_[size_t(v)]->summary()), done);
+  // A used-up variant is not the end while others still have candidates.
+  return done > 0 || scheduler_.next_variant() < 0 ? done : round(m, n, stop, on_record);
+}
+
+size_t LayoutChoiceTuner::leader() const {
+  size_t best = 0;
+  for (size_t i = 1; i < variants_.size(); ++i)
+    if (best_of(variants_[i]->summary()) < best_of(variants_[best]->summary())) best = i;
+  return best;
+}
+
+void LayoutChoiceTuner::measure_best_again(Measurer &m, int top, int rounds, const std::atomic<bool> &stop,
+                                           const std::function<void()> &on_record) {
+  const double best = best_cost();
+  for (auto &v : variants_)
+    if (!stop && v->summary().found && best_of(v->summary()) <= 1.1 * best)
+      v->measure_best_again(m, top, rounds, stop, on_record);
+}
+
+void LayoutChoiceTuner::finish() {
+  for (auto &v : variants_) v->finish();
+}
+
+TuneSummary LayoutChoiceTuner::summary() const {
+  if (!chooses_) return variants_[0]->summary();
+  TuneSummary out = variants_[leader()]->summary();
+  out.trials_total = out.measured_now = out.skipped_known = out.remeasured = 0;
+  out.search_seconds = out.model_seconds = out.build_seconds = out.run_seconds = out.final_seconds = 0;
+  for (const auto &v : variants_) {
+    const TuneSummary &s = v->summary();
+    out.layout_variants.push_back({s.workload, s.trials_total, s.found, s.best_cost});
+    out.trials_total += s.trials_total;
+    out.measured_now += s.measured_now;
+    out.skipped_known += s.skipped_known;
+    out.remeasured += s.remeasured;
+    out.search_seconds += s.search_seconds;
+    out.model_seconds += s.model_seconds;
+    out.build_seconds += s.build_seconds;
+    out.run_seconds += s.run_seconds;
+    out.final_seconds += s.final_seconds;
+  }
+  return out;
+}
+
+int LayoutChoiceTuner::trials_total() const {
+  int n = 0;
+  for (const auto &v : variants_) n += v->summary().trials_total;
+  return n;
+}
+
+bool LayoutChoiceTuner::found() const { return best_cost() < std::numeric_limits<double>::infinity(); }
+
+double LayoutChoiceTuner::best_cost() const { return best_of(variants_[leader()]->summary()); }
+
+}  // namespace tlp
