@@ -1,5 +1,6 @@
 #include "search/layout_plan.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace tlp {
@@ -29,13 +30,31 @@ LayoutPlanStep best_step(const LayoutPlanTask &t, size_t index, const std::strin
   return best;
 }
 
+// Σ weight × latency in `net` (the best anywhere where the task has none there).
+double free_conversion_latency(const std::vector<LayoutPlanTask> &tasks, const std::string &net) {
+  double total = 0;
+  for (const LayoutPlanTask &t : tasks) {
+    if (t.latency.empty()) continue;
+    double best = kInf;
+    for (const auto &l : t.latency) best = std::min(best, l.second);
+    const auto it = t.latency.find(net);
+    total += t.weight * (it != t.latency.end() ? it->second : best);
+  }
+  return total;
+}
+
 }  // namespace
 
 LayoutPlan best_layout_plan(const std::vector<LayoutPlanTask> &tasks, const std::vector<std::string> &network_layouts,
-                            const ConversionCost &conversion) {
+                            const ConversionCost &conversion, size_t max_layouts) {
+  std::vector<std::pair<double, std::string>> ranked;
+  for (const std::string &net : network_layouts) ranked.emplace_back(free_conversion_latency(tasks, net), net);
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto &a, const auto &b) { return a.first < b.first; });
+  if (ranked.size() > max_layouts) ranked.resize(max_layouts);
   LayoutPlan best;
   best.latency = kInf;
-  for (const std::string &net : network_layouts) {
+  for (const auto &[bound, net] : ranked) {
     LayoutPlan plan;
     plan.network_layout = net;
     plan.found = true;

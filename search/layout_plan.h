@@ -44,8 +44,11 @@ struct LayoutPlan {
   bool found = false;                 // false when some task has no kernel at all
 };
 
-// The plan of least latency over `network_layouts`.
+// The plan of least latency over the `max_layouts` most promising of
+// `network_layouts`: ranked by Σ weight × the task's latency in that layout (its best
+// anywhere where it has none), which is what the plan would cost if conversions
+// were free. Pricing every layout would tune conversions for plans that cannot win.
 LayoutPlan best_layout_plan(const std::vector<LayoutPlanTask> &tasks, const std::vector<std::string> &network_layouts,
-                            const ConversionCost &conversion);
+                            const ConversionCost &conversion, size_t max_layouts = 2);
 
 }  // namespace tlp

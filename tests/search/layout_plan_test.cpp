@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <set>
 
 namespace tlp {
 namespace {
@@ -79,6 +80,22 @@ TEST(LayoutPlan, ATaskWithNoKernelAtAllLeavesNoPlan) {
   const LayoutPlan p = best_layout_plan({task({{"NCHW", std::numeric_limits<double>::infinity()}})}, {"NCHW"},
                                         [](size_t, int, const std::string &, const std::string &) { return 1.0; });
   EXPECT_FALSE(p.found);
+}
+
+TEST(LayoutPlan, OnlyTheMostPromisingNetworkLayoutsArePriced) {
+  // Ranked by the latency with free conversions: NCHW16c (2), NHWC (4), NCHW (6).
+  const std::vector<LayoutPlanTask> tasks = {task({{"NCHW", 3}, {"NHWC", 2}, {"NCHW16c", 1}}),
+                                             task({{"NCHW", 3}, {"NHWC", 2}, {"NCHW16c", 1}})};
+  std::set<std::string> priced_for;
+  const LayoutPlan p = best_layout_plan(tasks, {"NCHW", "NHWC", "NCHW16c"},
+                                        [&](size_t, int, const std::string &, const std::string &to) {
+                                          priced_for.insert(to);
+                                          return 0.1;
+                                        },
+                                        2);
+  EXPECT_EQ(p.network_layout, "NCHW16c");
+  // Under NHWC, detours to NCHW16c convert into NCHW16c and back into NHWC; NCHW is never the network's layout.
+  EXPECT_EQ(priced_for, (std::set<std::string>{"NCHW16c", "NHWC"}));
 }
 
 }  // namespace
