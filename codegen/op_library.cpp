@@ -22,7 +22,9 @@ OpParamInfo conv_layout() {
 // Added after workload keys were first written: at its default it stays out of the
 // key, so the keys of old records still name the same workloads.
 OpParamInfo window_layout() {
-  OpParamInfo p{"layout", "NCHW", "data and output layout: NCHW, or channel-blocked NCHW<b>c",
+  OpParamInfo p{"layout", "NCHW",
+                "data and output layout: NCHW, NHWC, or channel-blocked NCHW<b>c (a depthwise convolution's weights "
+                "given as C x R x S, packed once at load time in the last two)",
                 ops::window_layout_names(), 1};
   p.in_key_at_default = false;
   return p;

@@ -14,9 +14,21 @@
 
 int main(int argc, char **argv) {
   const int samples = argc > 1 ? std::atoi(argv[1]) : 1000;
-  std::vector<std::string> ops = {"matmul",          "batch_matmul",     "conv2d",  "conv2d:layout=NHWC",
-                                  "depthwise_conv2d", "dense_bias_relu", "conv2d_bias_relu", "softmax",
-                                  "layernorm",       "max_pool2d"};
+  std::vector<std::string> ops = {"matmul",
+                                  "batch_matmul",
+                                  "conv2d",
+                                  "conv2d:layout=NHWC",
+                                  "conv2d:layout=NCHW16c",
+                                  "conv2d_bias_relu:C=128,H=28,W=28,K=128,stride=2,layout=NCHW32c",
+                                  "depthwise_conv2d",
+                                  "depthwise_conv2d:C=144,H=56,W=56,stride=2,layout=NCHW16c",
+                                  "dense_bias_relu",
+                                  "conv2d_bias_relu",
+                                  "softmax",
+                                  "layernorm",
+                                  "max_pool2d",
+                                  "max_pool2d:layout=NCHW16c",
+                                  "layout_convert:from=NCHW16c,to=NHWC"};
   if (argc > 2) ops.assign(argv + 2, argv + argc);
   for (const std::string &name : ops) {
     const char *spec = name.c_str();

@@ -26,7 +26,7 @@ std::vector<std::string> blocked_layout_names() {
 }
 
 std::vector<std::string> window_layout_names() {
-  std::vector<std::string> names = {"NCHW"};
+  std::vector<std::string> names = {"NCHW", "NHWC"};
   for (const std::string &b : blocked_layout_names()) names.push_back(b);
   return names;
 }

@@ -1,7 +1,8 @@
 // depthwise_conv2d (channel multiplier 1, NCHW):
 // out[n][c][oh][ow] = sum_{r,s} pad(data)[n][c][oh*st + r][ow*st + s] * w[c][r][s].
 // In a channel-blocked layout (NCHW<b>c) the weights are packed to C/b, R, S, b, so a
-// vector of one channel block is the unit of work whatever the image's width.
+// vector of one channel block is the unit of work whatever the image's width; in
+// NHWC they are packed to R, S, C (channels innermost, as the data).
 #include "codegen/ops/op_helpers.h"
 
 namespace tlp {
@@ -22,10 +23,12 @@ class DepthwiseConv2d : public Operator {
 
   std::vector<Shape> input_shapes() const override {
     if (layout_.blocked()) return {data_shape(), {layout_.block, S_, R_, C_ / layout_.block}};
+    if (nhwc()) return {data_shape(), {C_, S_, R_}};
     return {data_shape(), {S_, R_, C_}};
   }
   Shape output_shape() const override { return activation_shape(layout_, N_, C_, OH_, OW_); }
   std::vector<PackedInput> packed_inputs() const override {
+    if (nhwc()) return {PackedInput{1, {S_, R_, C_}, "CRS", "RSC"}};
     if (!layout_.blocked()) return {};
     return {PackedInput{1, {S_, R_, C_}, "CRS", "Chw" + std::to_string(layout_.block) + "c"}};
   }
@@ -33,7 +36,8 @@ class DepthwiseConv2d : public Operator {
     using namespace Halide;
     Var cb("cb"), s("s"), r("r"), c("c");
     Func packed = named_func("pack_weight");
-    packed(cb, s, r, c) = crs(s, r, c * int(layout_.block) + cb);
+    if (nhwc()) packed(c, s, r) = crs(s, r, c);
+    else packed(cb, s, r, c) = crs(s, r, c * int(layout_.block) + cb);
     return packed;
   }
   double flops() const override { return 2.0 * N_ * C_ * OH_ * OW_ * R_ * S_; }
@@ -45,7 +49,7 @@ class DepthwiseConv2d : public Operator {
     alg.inputs = {data, weight};
     Func src = data;  // read directly when there is no padding
     int src_index = 0;
-    const int x_dim = layout_.blocked() ? 1 : 0;
+    const int x_dim = layout_.kind == ActivationLayout::Kind::NCHW ? 0 : 1;
     if (pad_ > 0) {
       src = make_pad("pad", data, x_dim, x_dim + 1, W_, H_, pad_, 0.0f);
       src_index = 2;
@@ -61,6 +65,15 @@ class DepthwiseConv2d : public Operator {
       alg.stages.push_back({dw, output_shape(), {src_index, 1}});
       return alg;
     }
+    if (nhwc()) {
+      Var c("c"), ow("ow"), oh("oh"), n("n");
+      RDom r = named_rdom({{"rx", S_}, {"ry", R_}});
+      Func dw = named_func("depthwise");
+      dw(c, ow, oh, n) = 0.0f;
+      dw(c, ow, oh, n) += src(c, ow * st + r.x, oh * st + r.y, n) * weight(c, r.x, r.y);
+      alg.stages.push_back({dw, output_shape(), {src_index, 1}});
+      return alg;
+    }
     Var ow("ow"), oh("oh"), c("c"), n("n");
     RDom r = named_rdom({{"rx", S_}, {"ry", R_}});
     Func dw = named_func("depthwise");
@@ -71,7 +84,7 @@ class DepthwiseConv2d : public Operator {
   }
 
   void reference(const std::vector<const float *> &in, float *out) const override {
-    if (!layout_.blocked()) return reference_nchw(in[0], in[1], out);
+    if (layout_.kind == ActivationLayout::Kind::NCHW) return reference_nchw(in[0], in[1], out);
     const std::vector<float> nchw = activation_to_nchw(layout_, in[0], N_, C_, H_, W_);
     std::vector<float> out_nchw(size_t(N_ * C_ * OH_ * OW_));
     reference_nchw(nchw.data(), in[1], out_nchw.data());
@@ -80,6 +93,7 @@ class DepthwiseConv2d : public Operator {
 
  private:
   Shape data_shape() const { return activation_shape(layout_, N_, C_, H_, W_); }
+  bool nhwc() const { return layout_.kind == ActivationLayout::Kind::NHWC; }
 
   void reference_nchw(const float *data, const float *weight, float *out) const {
     std::vector<double> acc(OH_ * OW_);

@@ -35,7 +35,7 @@ class MaxPool2d : public Operator {
     alg.inputs = {data};
     Func src = data;  // read directly when there is no padding
     int src_index = 0;
-    const int x_dim = layout_.blocked() ? 1 : 0;
+    const int x_dim = layout_.kind == ActivationLayout::Kind::NCHW ? 0 : 1;
     if (pad_ > 0) {
       src = make_pad("pad", data, x_dim, x_dim + 1, W_, H_, pad_, Float(32).min());
       src_index = 1;
@@ -51,6 +51,15 @@ class MaxPool2d : public Operator {
       alg.stages.push_back({pool, output_shape(), {src_index}});
       return alg;
     }
+    if (layout_.kind == ActivationLayout::Kind::NHWC) {
+      Var c("c"), ow("ow"), oh("oh"), n("n");
+      RDom r = named_rdom({{"rx", S_}, {"ry", R_}});
+      Func pool = named_func("pool");
+      pool(c, ow, oh, n) = Float(32).min();
+      pool(c, ow, oh, n) = max(pool(c, ow, oh, n), src(c, ow * st + r.x, oh * st + r.y, n));
+      alg.stages.push_back({pool, output_shape(), {src_index}});
+      return alg;
+    }
     Var ow("ow"), oh("oh"), c("c"), n("n");
     RDom r = named_rdom({{"rx", S_}, {"ry", R_}});
     Func pool = named_func("pool");
@@ -61,7 +70,7 @@ class MaxPool2d : public Operator {
   }
 
   void reference(const std::vector<const float *> &in, float *out) const override {
-    if (!layout_.blocked()) return reference_nchw(in[0], out);
+    if (layout_.kind == ActivationLayout::Kind::NCHW) return reference_nchw(in[0], out);
     const std::vector<float> nchw = activation_to_nchw(layout_, in[0], N_, C_, H_, W_);
     std::vector<float> out_nchw(size_t(N_ * C_ * OH_ * OW_));
     reference_nchw(nchw.data(), out_nchw.data());

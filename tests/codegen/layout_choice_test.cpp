@@ -36,14 +36,14 @@ TEST(LayoutChoice, BlocksThatDoNotDivideTheChannelsAreLeftOut) {
   EXPECT_EQ(layouts("conv2d_bias_relu:C=3,K=64,R=7,S=7,layout=any", "x86-64-linux-avx-avx2-f16c-fma-sse41"),
             (std::vector<std::string>{"NCHW", "NHWC"}));
   EXPECT_EQ(layouts("depthwise_conv2d:C=24,layout=any", "x86-64-linux-avx-avx2-f16c-fma-sse41"),
-            (std::vector<std::string>{"NCHW", "NCHW8c"}));
+            (std::vector<std::string>{"NCHW", "NHWC", "NCHW8c"}));
 }
 
 TEST(LayoutChoice, TheVariantsAreCanonicalKeys) {
   const auto keys = layout_variants("max_pool2d:C=64,layout=any", parse_target("x86-64-linux-avx-avx2-f16c-fma-sse41"));
-  ASSERT_EQ(keys.size(), 3u);
+  ASSERT_EQ(keys.size(), 4u);
   EXPECT_EQ(keys[0], "max_pool2d:N=1,C=64,H=112,W=112,R=3,S=3,stride=2,pad=1");
-  EXPECT_EQ(keys[1], "max_pool2d:N=1,C=64,H=112,W=112,R=3,S=3,stride=2,pad=1,layout=NCHW8c");
+  EXPECT_EQ(keys[2], "max_pool2d:N=1,C=64,H=112,W=112,R=3,S=3,stride=2,pad=1,layout=NCHW8c");
 }
 
 TEST(LayoutChoice, AnOperatorWithoutALayoutIsRefusedSayingSo) {

@@ -78,6 +78,13 @@ TEST(Ops, LayoutConvertToTheSameLayoutIsRefused) {
   EXPECT_THROW(make_operator("layout_convert:C=24,from=NCHW,to=NCHW16c"), WorkloadError);
 }
 
+TEST(Ops, DepthwiseAndPoolingInNhwcMatchTheReference) {
+  expect_matches_reference("depthwise_conv2d:N=2,C=24,H=9,W=7,R=3,S=3,stride=1,pad=1,layout=NHWC");
+  expect_matches_reference("depthwise_conv2d:N=1,C=5,H=10,W=10,R=5,S=3,stride=2,pad=0,layout=NHWC");
+  expect_matches_reference("max_pool2d:N=2,C=6,H=11,W=10,R=3,S=3,stride=2,pad=1,layout=NHWC");
+  expect_matches_reference("max_pool2d:N=1,C=3,H=8,W=8,R=2,S=2,stride=2,pad=0,layout=NHWC");
+}
+
 // The same element, in each layout: a blocked kernel's output is the plain one's,
 // moved to where NCHW<b>c keeps it (the reference alone could not show a shared mistake).
 TEST(Ops, BlockedConvOutputIsThePlainOutputInBlocks) {
@@ -127,10 +134,10 @@ TEST(Ops, ABlockThatDoesNotDivideTheChannelsIsRefusedNamingTheLayoutsThatFit) {
 
 TEST(Ops, ALayoutAnOperatorDoesNotHaveIsRefusedWithTheListOfThoseItHas) {
   try {
-    parse_workload("max_pool2d:layout=NHWC");
+    parse_workload("max_pool2d:layout=NCWH");
     FAIL() << "expected a WorkloadError";
   } catch (const WorkloadError &e) {
-    EXPECT_NE(std::string(e.what()).find("NCHW, NCHW8c, NCHW16c, NCHW32c"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("NCHW, NHWC, NCHW8c, NCHW16c, NCHW32c"), std::string::npos) << e.what();
   }
 }
 
