@@ -271,6 +271,7 @@ void plan_network_layouts(const TuneOptions &o, const Halide::Target &target,
     plan_tasks.push_back(t);
   }
   std::map<std::string, size_t> priced;  // conversion workload -> index in out.conversions
+  const std::vector<MeasureRecord> prior = prior_records(o.log_path);  // conversions a resumed log holds
   const ConversionCost cost = [&](size_t task, int side, const std::string &from, const std::string &to) {
     const Shape &s = activations[task][size_t(side)];
     const std::string spec = "layout_convert:N=" + std::to_string(s[3]) + ",C=" + std::to_string(s[2]) +
@@ -281,7 +282,7 @@ void plan_network_layouts(const TuneOptions &o, const Halide::Target &target,
       c.workload = spec;
       try {
         TaskTuner tuner(spec, target, o, o.seed, model);
-        tuner.load_prior(prior_records(o.log_path), true);
+        tuner.load_prior(prior, true);
         while (!stop && tuner.summary().trials_total < o.conversion_trials &&
                tuner.round(measurer, o.conversion_trials - tuner.summary().trials_total, stop, [] {}) > 0) {
         }

@@ -31,6 +31,44 @@ void check_sizes(const PeerWorkload &w, const std::vector<std::vector<float>> &i
                                " elements; " + w.key + " needs " + std::to_string(sizes[i]));
 }
 
+// The result of a run on `inputs` (checked against `sizes`), its output zeroed.
+BenchResult start_result(const PeerWorkload &w, const std::vector<std::vector<float>> &inputs,
+                         const std::vector<int64_t> &sizes, int64_t output_size, int threads) {
+  check_sizes(w, inputs, sizes);
+  omp_set_num_threads(threads);
+  BenchResult r;
+  r.threads = threads;
+  r.output.assign(size_t(output_size), 0.0f);
+  return r;
+}
+
+// A ReLU after the primitive (its bias comes as an argument) when `relu`.
+dnnl::primitive_attr relu_after(bool relu) {
+  dnnl::primitive_attr attr;
+  if (relu) {
+    dnnl::post_ops ops;
+    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    attr.set_post_ops(ops);
+  }
+  return attr;
+}
+
+// Times `p` by the protocol, each run waiting for the stream.
+std::vector<double> time_primitive(const dnnl::primitive &p, dnnl::stream &strm,
+                                   const std::unordered_map<int, dnnl::memory> &args, const TimingOptions &timing) {
+  return time_runs(
+             [&] {
+               p.execute(strm, args);
+               strm.wait();
+             },
+             timing)
+      .costs;
+}
+
+std::runtime_error onednn_failed(const dnnl::error &e) {
+  return std::runtime_error(std::string("oneDNN failed: ") + e.what() + " (status " + std::to_string(int(e.status)) + ")");
+}
+
 // Into the primitive's layout (`want`) before timing, when it differs from the user's.
 dnnl::memory in_layout(dnnl::memory user, const dnnl::memory::desc &want, const dnnl::engine &eng,
                        dnnl::stream &strm) {
@@ -46,11 +84,7 @@ BenchResult bench_onednn_matmul(const PeerWorkload &w, const std::vector<std::ve
   using tag = memory::format_tag;
   using dt = memory::data_type;
   const GemmShape g = gemm_shape(w);
-  check_sizes(w, inputs, gemm_input_sizes(g));
-  omp_set_num_threads(threads);
-  BenchResult r;
-  r.threads = threads;
-  r.output.assign(size_t(gemm_output_size(g)), 0.0f);
+  BenchResult r = start_result(w, inputs, gemm_input_sizes(g), gemm_output_size(g), threads);
   try {
     engine eng(engine::kind::cpu, 0);
     stream strm(eng);
@@ -63,35 +97,22 @@ BenchResult bench_onednn_matmul(const PeerWorkload &w, const std::vector<std::ve
     memory user_b({b_dims, dt::f32, rows}, eng, const_cast<float *>(inputs[1].data()));
     memory user_c({c_dims, dt::f32, rows}, eng, r.output.data());
     const memory::desc bias_md({1, g.N}, dt::f32, tag::ab);
-    primitive_attr attr;
-    if (g.bias_relu) {
-      post_ops ops;
-      ops.append_eltwise(1.0f, algorithm::eltwise_relu, 0.0f, 0.0f);
-      attr.set_post_ops(ops);
-    }
     // B is the weight side: oneDNN may keep it packed (tag::any), reordered once.
     const memory::desc b_any(b_dims, dt::f32, tag::any);
     const auto desc = g.bias_relu ? matmul::desc(user_a.get_desc(), b_any, bias_md, user_c.get_desc())
                                   : matmul::desc(user_a.get_desc(), b_any, user_c.get_desc());
-    matmul::primitive_desc pd(desc, attr, eng);
+    matmul::primitive_desc pd(desc, relu_after(g.bias_relu), eng);
     memory b = in_layout(user_b, pd.weights_desc(), eng, strm);
     strm.wait();
     std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, user_a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, user_c}};
     if (g.bias_relu) args[DNNL_ARG_BIAS] = memory(bias_md, eng, const_cast<float *>(inputs[2].data()));
-    matmul mm(pd);
-    r.costs = time_runs(
-                  [&] {
-                    mm.execute(strm, args);
-                    strm.wait();
-                  },
-                  timing)
-                  .costs;
+    r.costs = time_primitive(matmul(pd), strm, args, timing);
     const std::string impl = pd.impl_info_str();
     r.kernel = "oneDNN " + onednn_version() + " matmul " + impl;
     r.details = {{"impl", impl}, {"version", onednn_version()}};
     if (b != user_b) r.note = "B packed by oneDNN; the reorder from row-major is not timed";
   } catch (const dnnl::error &e) {
-    throw std::runtime_error(std::string("oneDNN failed: ") + e.what() + " (status " + std::to_string(int(e.status)) + ")");
+    throw onednn_failed(e);
   }
   return r;
 }
@@ -100,18 +121,12 @@ BenchResult bench_onednn_matmul(const PeerWorkload &w, const std::vector<std::ve
 
 BenchResult bench_onednn(const PeerWorkload &w, const std::vector<std::vector<float>> &inputs,
                          const TimingOptions &timing, int threads) {
-  if (w.kind == "matmul" || w.kind == "batch_matmul" || w.kind == "dense_bias_relu")
-    return bench_onednn_matmul(w, inputs, timing, threads);
+  if (is_gemm_kind(w.kind)) return bench_onednn_matmul(w, inputs, timing, threads);
   using namespace dnnl;
   using tag = memory::format_tag;
   using dt = memory::data_type;
   const ConvShape c = conv_shape(w);
-  check_sizes(w, inputs, conv_input_sizes(c));
-  omp_set_num_threads(threads);
-
-  BenchResult r;
-  r.threads = threads;
-  r.output.assign(size_t(conv_output_size(c)), 0.0f);
+  BenchResult r = start_result(w, inputs, conv_input_sizes(c), conv_output_size(c), threads);
   try {
     engine eng(engine::kind::cpu, 0);
     stream strm(eng);
@@ -128,18 +143,12 @@ BenchResult bench_onednn(const PeerWorkload &w, const std::vector<std::vector<fl
         dst_any(dst_dims, dt::f32, tag::any), bias_md(bias_dims, dt::f32, tag::a);
     const memory::dims strides = {c.stride, c.stride}, dilates = {c.dilation - 1, c.dilation - 1},
                        pad_l = {c.pad, c.pad}, pad_r = {c.pad, c.pad};
-    primitive_attr attr;
-    if (c.bias_relu) {
-      post_ops ops;
-      ops.append_eltwise(1.0f, algorithm::eltwise_relu, 0.0f, 0.0f);
-      attr.set_post_ops(ops);
-    }
     const auto desc = c.bias_relu ? convolution_forward::desc(prop_kind::forward_inference, algorithm::convolution_direct,
                                                               src_any, wei_any, bias_md, dst_any, strides, dilates,
                                                               pad_l, pad_r)
                                   : convolution_forward::desc(prop_kind::forward_inference, algorithm::convolution_direct,
                                                               src_any, wei_any, dst_any, strides, dilates, pad_l, pad_r);
-    convolution_forward::primitive_desc pd(desc, attr, eng);
+    convolution_forward::primitive_desc pd(desc, relu_after(c.bias_relu), eng);
 
     // Into the primitive's layouts, before timing.
     memory src = in_layout(user_src, pd.src_desc(), eng, strm), wei = in_layout(user_wei, pd.weights_desc(), eng, strm);
@@ -149,14 +158,7 @@ BenchResult bench_onednn(const PeerWorkload &w, const std::vector<std::vector<fl
 
     std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}};
     if (c.bias_relu) args[DNNL_ARG_BIAS] = memory(bias_md, eng, const_cast<float *>(inputs[2].data()));
-    convolution_forward conv(pd);
-    r.costs = time_runs(
-                  [&] {
-                    conv.execute(strm, args);
-                    strm.wait();
-                  },
-                  timing)
-                  .costs;
+    r.costs = time_primitive(convolution_forward(pd), strm, args, timing);
 
     // Back into the operator's layout, after timing, for the correctness check.
     if (dst != user_dst) {
@@ -169,7 +171,7 @@ BenchResult bench_onednn(const PeerWorkload &w, const std::vector<std::vector<fl
     if (src != user_src || dst != user_dst || wei != user_wei)
       r.note = "layouts chosen by oneDNN; reorders from/to the operator's layout are not timed";
   } catch (const dnnl::error &e) {
-    throw std::runtime_error(std::string("oneDNN failed: ") + e.what() + " (status " + std::to_string(int(e.status)) + ")");
+    throw onednn_failed(e);
   }
   return r;
 }

@@ -54,7 +54,7 @@ std::vector<std::vector<float>> random_inputs(const std::vector<int64_t> &sizes)
 }
 
 std::vector<int64_t> input_sizes(const PeerWorkload &w) {
-  if (w.kind == "matmul" || w.kind == "batch_matmul" || w.kind == "dense_bias_relu") return gemm_input_sizes(gemm_shape(w));
+  if (is_gemm_kind(w.kind)) return gemm_input_sizes(gemm_shape(w));
   return conv_input_sizes(conv_shape(w));
 }
 

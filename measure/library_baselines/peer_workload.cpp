@@ -110,14 +110,18 @@ const std::vector<std::string> &peer_libraries() {
   return libs;
 }
 
+bool is_gemm_kind(const std::string &kind) {
+  return kind == "matmul" || kind == "batch_matmul" || kind == "dense_bias_relu";
+}
+
 std::string library_unsupported_reason(const std::string &library, const std::string &kind) {
   if (library == "openblas") {
-    if (kind == "matmul" || kind == "batch_matmul" || kind == "dense_bias_relu") return "";
+    if (is_gemm_kind(kind)) return "";
     return "OpenBLAS is timed on GEMM workloads only (matmul, batch_matmul, dense_bias_relu), not " + kind;
   }
   if (library == "onednn") {
     if (kind == "conv2d" || kind == "conv2d_bias_relu" || kind == "depthwise_conv2d") return "";
-    if (kind == "matmul" || kind == "batch_matmul" || kind == "dense_bias_relu") return "";
+    if (is_gemm_kind(kind)) return "";
     return "oneDNN is timed on convolutions and GEMMs only (conv2d, conv2d_bias_relu, depthwise_conv2d, matmul, "
            "batch_matmul, dense_bias_relu), not " + kind;
   }
@@ -175,7 +179,7 @@ std::vector<int64_t> conv_input_sizes(const ConvShape &c) {
 int64_t conv_output_size(const ConvShape &c) { return c.N * c.K * c.OH * c.OW; }
 
 double workload_flops(const PeerWorkload &w) {
-  if (w.kind == "matmul" || w.kind == "batch_matmul" || w.kind == "dense_bias_relu") {
+  if (is_gemm_kind(w.kind)) {
     const GemmShape g = gemm_shape(w);
     const double outputs = double(g.batch) * g.M * g.N;
     return 2.0 * outputs * g.K + (g.bias_relu ? 2.0 * outputs : 0.0);

@@ -43,6 +43,9 @@ PeerWorkload parse_peer_workload(const std::string &key);
 // The libraries the peer bench knows, in listing order: "openblas", "onednn".
 const std::vector<std::string> &peer_libraries();
 
+// matmul, batch_matmul and dense_bias_relu: the workloads gemm_shape takes.
+bool is_gemm_kind(const std::string &kind);
+
 // Empty when `library` can run `kind`; otherwise the reason it cannot (for a
 // skip note). An unknown library name is a reason too.
 std::string library_unsupported_reason(const std::string &library, const std::string &kind);
