@@ -17,8 +17,11 @@ std::vector<std::string> variant_specs(const std::string &spec, const Halide::Ta
 
 LayoutChoiceTuner::LayoutChoiceTuner(const std::string &op_spec, const Halide::Target &target,
                                      const TuneOptions &options, uint64_t seed, CostModel *model)
-    : scheduler_(int(variant_specs(op_spec, target).size())), chooses_(chooses_layout(op_spec)) {
-  const std::vector<std::string> specs = variant_specs(op_spec, target);
+    : LayoutChoiceTuner(variant_specs(op_spec, target), chooses_layout(op_spec), target, options, seed, model) {}
+
+LayoutChoiceTuner::LayoutChoiceTuner(const std::vector<std::string> &specs, bool chooses, const Halide::Target &target,
+                                     const TuneOptions &options, uint64_t seed, CostModel *model)
+    : scheduler_(int(specs.size())), chooses_(chooses) {
   for (size_t i = 0; i < specs.size(); ++i)
     variants_.push_back(std::make_unique<TaskTuner>(specs[i], target, options, seed + i, model));
 }
@@ -39,7 +42,7 @@ int LayoutChoiceTuner::round(Measurer &m, int n, const std::atomic<bool> &stop,
   const int done = variants_[size_t(v)]->round(m, n, stop, on_record);
   scheduler_.report(v, best_of(variants_[size_t(v)]->summary()), done);
   // A used-up variant is not the end while others still have candidates.
-  return done > 0 || scheduler_.next_variant() < 0 ? done : round(m, n, stop, on_record);
+  return done > 0 || stop || scheduler_.next_variant() < 0 ? done : round(m, n, stop, on_record);
 }
 
 size_t LayoutChoiceTuner::leader() const {

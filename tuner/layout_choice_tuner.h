@@ -45,6 +45,8 @@ class LayoutChoiceTuner {
   const std::vector<std::unique_ptr<TaskTuner>> &variants() const { return variants_; }
 
  private:
+  LayoutChoiceTuner(const std::vector<std::string> &specs, bool chooses, const Halide::Target &target,
+                    const TuneOptions &options, uint64_t seed, CostModel *model);
   size_t leader() const;
 
   std::vector<std::unique_ptr<TaskTuner>> variants_;
