@@ -37,6 +37,7 @@ void LayoutChoiceTuner::load_prior(const std::vector<MeasureRecord> &records, bo
 int LayoutChoiceTuner::round(Measurer &m, int n, const std::atomic<bool> &stop,
                              const std::function<void()> &on_record) {
   if (variants_.size() == 1) return variants_[0]->round(m, n, stop, on_record);
+  if (focus_ >= 0) return variants_[size_t(focus_)]->round(m, n, stop, on_record);
   const int v = scheduler_.next_variant();
   if (v < 0) return 0;
   const int done = variants_[size_t(v)]->round(m, n, stop, on_record);
@@ -55,9 +56,24 @@ size_t LayoutChoiceTuner::leader() const {
 void LayoutChoiceTuner::measure_best_again(Measurer &m, int top, int rounds, const std::atomic<bool> &stop,
                                            const std::function<void()> &on_record) {
   const double best = best_cost();
-  for (auto &v : variants_)
-    if (!stop && v->summary().found && best_of(v->summary()) <= 1.1 * best)
-      v->measure_best_again(m, top, rounds, stop, on_record);
+  for (size_t i = 0; i < variants_.size(); ++i) {
+    const TuneSummary &s = variants_[i]->summary();
+    if (!stop && s.found && (best_of(s) <= 1.1 * best || int(i) == focus_))
+      variants_[i]->measure_best_again(m, top, rounds, stop, on_record);
+  }
+}
+
+bool LayoutChoiceTuner::focus(const std::string &layout) {
+  for (size_t i = 0; i < variants_.size(); ++i)
+    if (has_layout(variants_[i]->op().workload().kind) && variants_[i]->op().workload().get_str("layout") == layout) {
+      focus_ = int(i);
+      return true;
+    }
+  return false;
+}
+
+double LayoutChoiceTuner::focus_cost() const {
+  return focus_ >= 0 ? best_of(variants_[size_t(focus_)]->summary()) : best_cost();
 }
 
 void LayoutChoiceTuner::finish() {

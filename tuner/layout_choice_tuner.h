@@ -33,6 +33,14 @@ class LayoutChoiceTuner {
   void measure_best_again(Measurer &m, int top, int rounds, const std::atomic<bool> &stop,
                           const std::function<void()> &on_record);
 
+  // From now on rounds go to the variant in `layout` alone, and it is measured again
+  // at the end even when another is faster: a network's layout plan needs that
+  // layout's kernel to be good, not only the fastest one. False, and nothing
+  // changes, when there is no such variant.
+  bool focus(const std::string &layout);
+  // The focused variant's best (+inf while none is valid); best_cost() without a focus.
+  double focus_cost() const;
+
   void finish();
 
   // The fastest variant's summary with every variant's trials and time; with
@@ -52,6 +60,7 @@ class LayoutChoiceTuner {
   std::vector<std::unique_ptr<TaskTuner>> variants_;
   VariantScheduler scheduler_;
   bool chooses_ = false;
+  int focus_ = -1;
 };
 
 }  // namespace tlp

@@ -24,6 +24,10 @@ void print_layout_plan(const NetworkSummary &n) {
     printf("layout plan: none (some task has no valid kernel in any layout; give more --trials)\n");
     return;
   }
+  if (n.first_plan_trials > 0 && n.first_plan.found)
+    printf("first plan (after %d trials): activations in %s, %.3f ms with conversions; the rest of the trials went to "
+           "its layouts\n",
+           n.first_plan_trials, n.first_plan.network_layout.c_str(), n.first_plan.latency * 1e3);
   printf("layout plan: activations in %s, %.3f ms with conversions (%.3f ms of them)\n", p.network_layout.c_str(),
          p.latency * 1e3, p.conversion_latency * 1e3);
   for (size_t i = 0; i < p.steps.size(); ++i) {
@@ -229,9 +233,16 @@ Command add_tune_command(CLI::App &app) {
   sub->add_option("--layouts", o->network_layouts,
                   "With --network: fixed (each operator in the layout its spec names) or any (free every operator's "
                   "layout, then plan the network's: one layout the activations flow in, operators that are faster "
-                  "elsewhere converting in and out, every conversion tuned and counted)")
+                  "elsewhere converting in and out, every conversion tuned and counted). The plan is drawn up after "
+                  "--plan-share of the trials, the rest tune each operator in the layout it runs in there, and the "
+                  "plan is drawn up again at the end")
       ->capture_default_str()
       ->check(CLI::IsMember({"fixed", "any"}))
+      ->needs(network_opt);
+  sub->add_option("--plan-share", o->layout_plan_share,
+                  "With --layouts any: the share of --trials spent with every layout free before the first plan")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0))
       ->needs(network_opt);
   sub->add_option("--conversion-trials", o->conversion_trials,
                   "With --layouts any: trials to tune each layout conversion the plan prices (beyond --trials)")

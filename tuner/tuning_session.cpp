@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <limits>
 
 #include <nlohmann/json.hpp>
@@ -223,6 +224,10 @@ nlohmann::json NetworkSummary::to_json() const {
       p["conversions"].push_back({{"workload", c.workload},
                                   {"trials", c.trials},
                                   {"cost_seconds", c.found ? nlohmann::json(c.cost) : nlohmann::json(nullptr)}});
+    if (first_plan_trials > 0)
+      p["first_plan"] = {{"after_trials", first_plan_trials},
+                         {"network_layout", first_plan.network_layout},
+                         {"latency_seconds", first_plan.found ? nlohmann::json(first_plan.latency) : nlohmann::json(nullptr)}};
     j["layout_plan"] = p;
   }
   return j;
@@ -270,6 +275,7 @@ void plan_network_layouts(const TuneOptions &o, const Halide::Target &target,
     }
     plan_tasks.push_back(t);
   }
+  out.conversions.clear();
   std::map<std::string, size_t> priced;  // conversion workload -> index in out.conversions
   const std::vector<MeasureRecord> prior = prior_records(o.log_path);  // conversions a resumed log holds
   const ConversionCost cost = [&](size_t task, int side, const std::string &from, const std::string &to) {
@@ -304,6 +310,67 @@ void plan_network_layouts(const TuneOptions &o, const Halide::Target &target,
   out.planned = true;
 }
 
+
+std::string plan_latency_text(const LayoutPlan &plan) {
+  if (!plan.found) return "no plan: some task has no valid kernel";
+  char buf[96];
+  snprintf(buf, sizeof buf, "%.3f ms with conversions (%.3f ms of them)", plan.latency * 1e3,
+           plan.conversion_latency * 1e3);
+  return buf;
+}
+
+// Rounds of search over a network's tasks within one trial budget, each round to
+// the task where the network's latency should fall most (search/task_scheduler.h).
+struct NetworkRounds {
+  std::vector<std::unique_ptr<LayoutChoiceTuner>> &tasks;
+  const std::vector<double> &weights;
+  Measurer &measurer;
+  const TuneOptions &o;
+  const std::atomic<bool> &stop;
+  std::string network;
+  int spent = 0;
+
+  // Σ weight × cost(task), as the progress bar's text.
+  std::string latency_text(const std::function<double(size_t)> &cost) const {
+    double lat = 0;
+    for (size_t i = 0; i < tasks.size(); ++i) lat += weights[i] * cost(i);
+    if (!std::isfinite(lat)) return "estimated latency: not all tasks have a kernel yet";
+    char buf[64];
+    snprintf(buf, sizeof buf, "estimated latency %.3f ms", lat * 1e3);
+    return buf;
+  }
+
+  // Until `until` trials are spent; cost(i) is task i's seconds per occurrence as
+  // the scheduler should see them. A fresh scheduler starts from what the tasks
+  // hold, so no task warms up twice.
+  void run(int until, const std::function<double(size_t)> &cost) {
+    if (spent >= until || stop) return;
+    TaskScheduler scheduler(weights, TaskSchedulerOptions{});
+    for (size_t i = 0; i < tasks.size(); ++i)
+      if (tasks[i]->trials_total() > 0) scheduler.report(int(i), cost(i), tasks[i]->trials_total());
+    // Rounds small enough that every task gets at least two within the budget.
+    const int per_round = std::max(1, std::min(o.batch, o.trials / (2 * int(tasks.size()))));
+    ProgressBar bar("tuning " + network, o.trials);
+    while (spent < until && !stop) {
+      const int t = scheduler.next_task();
+      if (t < 0) break;
+      LayoutChoiceTuner &task = *tasks[size_t(t)];
+      const int done = task.round(measurer, std::min(per_round, until - spent), stop, [&] {
+        ++spent;
+        if (o.progress) bar.update(std::min(spent, o.trials), latency_text(cost));
+      });
+      scheduler.report(t, cost(size_t(t)), done);
+      if (o.progress && !stop) {
+        bar.finish();
+        const TuneSummary s = task.summary();
+        fprintf(stderr, "  task %d/%zu %s: %d trials, %s\n", t + 1, tasks.size(), s.workload.c_str(), s.trials_total,
+                best_text(s).c_str());
+      }
+    }
+    if (o.progress) bar.finish();
+  }
+};
+
 }  // namespace
 
 NetworkSummary run_network_tuning(const TuneOptions &given, const std::string &network_path,
@@ -329,49 +396,38 @@ NetworkSummary run_network_tuning(const TuneOptions &given, const std::string &n
     tasks.back()->load_prior(prior, o.resume);
     out.weights.push_back(spec.tasks[i].weight);
   }
-  TaskScheduler scheduler(out.weights, TaskSchedulerOptions{});
   Measurer measurer(measurer_options(o, target.to_string()));
-  int spent = 0;
-  for (const auto &t : tasks) spent += t->trials_total();
-  // Known results seed the scheduler, so a resumed run does not warm up again.
-  for (size_t i = 0; i < tasks.size(); ++i)
-    if (tasks[i]->trials_total() > 0) scheduler.report(int(i), tasks[i]->best_cost(), tasks[i]->trials_total());
-  // Rounds small enough that every task gets at least two within the budget.
-  const int per_round = std::max(1, std::min(o.batch, o.trials / (2 * int(tasks.size()))));
-  ProgressBar bar("tuning " + spec.name, o.trials);
-  auto latency_text = [&] {
-    double lat = 0;
+  NetworkRounds rounds{tasks, out.weights, measurer, o, stop, spec.name};
+  for (const auto &t : tasks) rounds.spent += t->trials_total();
+  const bool plans = o.network_layouts == "any";
+  // With layouts free, a first share of the budget finds each task's layouts, then
+  // the plan drawn from it says which layout each task's kernel must be good in.
+  const int first_phase = plans ? int(std::lround(o.trials * o.layout_plan_share)) : o.trials;
+  rounds.run(first_phase, [&](size_t i) { return tasks[i]->best_cost(); });
+  if (plans && rounds.spent < o.trials && !stop) {
+    plan_network_layouts(o, target, tasks, measurer, model.get(), stop, out);
+    out.first_plan = out.plan;
+    out.first_plan_trials = rounds.spent;
+    if (o.progress) {
+      fprintf(stderr, "first layout plan after %d trials: activations in %s, %s; the other %d trials go to each "
+                      "task's kernel in the plan's layout\n",
+              rounds.spent, out.plan.network_layout.c_str(), plan_latency_text(out.plan).c_str(), o.trials - rounds.spent);
+    }
+    std::vector<double> plan_cost(tasks.size(), std::numeric_limits<double>::infinity());
     for (size_t i = 0; i < tasks.size(); ++i) {
-      if (!tasks[i]->found()) return std::string("estimated latency: not all tasks have a kernel yet");
-      lat += out.weights[i] * tasks[i]->best_cost();
+      const LayoutPlanStep &step = out.plan.steps.at(i);
+      if (!tasks[i]->focus(out.plan.network_layout)) tasks[i]->focus(step.layout);
+      if (out.plan.found) plan_cost[i] = step.kernel + step.conversions;
     }
-    char buf[64];
-    snprintf(buf, sizeof buf, "estimated latency %.3f ms", lat * 1e3);
-    return std::string(buf);
-  };
-  while (spent < o.trials && !stop) {
-    const int t = scheduler.next_task();
-    if (t < 0) break;
-    LayoutChoiceTuner &task = *tasks[t];
-    const int n = std::min(per_round, o.trials - spent);
-    const int done = task.round(measurer, n, stop, [&] {
-      ++spent;
-      if (o.progress) bar.update(std::min(spent, o.trials), latency_text());
-    });
-    scheduler.report(t, task.best_cost(), done);
-    if (o.progress && !stop) {
-      bar.finish();
-      const TuneSummary s = task.summary();
-      fprintf(stderr, "  task %d/%zu %s: %d trials, %s\n", t + 1, tasks.size(), s.workload.c_str(), s.trials_total,
-              best_text(s).c_str());
-    }
+    // A task's part of the plan: its kernel in the network's layout, or the plan's
+    // detour until that kernel beats it.
+    rounds.run(o.trials, [&](size_t i) { return std::min(tasks[i]->focus_cost(), plan_cost[i]); });
   }
-  if (o.progress) bar.finish();
   if (!stop && measures_best_again(o)) {
     ProgressBar again("measuring each task's fastest " + std::to_string(o.final_top) + " again", int(tasks.size()));
     for (size_t i = 0; i < tasks.size() && !stop; ++i) {
       if (tasks[i]->found()) tasks[i]->measure_best_again(measurer, o.final_top, o.final_rounds, stop, [] {});
-      if (o.progress) again.update(int(i) + 1, latency_text());
+      if (o.progress) again.update(int(i) + 1, rounds.latency_text([&](size_t k) { return tasks[k]->best_cost(); }));
     }
     if (o.progress) again.finish();
   }
@@ -379,8 +435,8 @@ NetworkSummary run_network_tuning(const TuneOptions &given, const std::string &n
     t->finish();
     out.tasks.push_back(t->summary());
   }
-  if (o.network_layouts == "any" && !stop) plan_network_layouts(o, target, tasks, measurer, model.get(), stop, out);
-  out.trials_total = spent;
+  if (plans && !stop) plan_network_layouts(o, target, tasks, measurer, model.get(), stop, out);
+  out.trials_total = rounds.spent;
   out.interrupted = stop;  // also mid-way through measuring the fastest again: --resume finishes that
   out.wall_seconds = steady_seconds() - t0;
   return out;

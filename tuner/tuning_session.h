@@ -55,9 +55,12 @@ struct TuneOptions {
   // Network tuning: "fixed" tunes each operator in the layout its spec names; "any"
   // frees the layout of every operator that has one and plans the network's layouts
   // (search/layout_plan.h), tuning each conversion the plan prices with
-  // conversion_trials trials (beyond `trials`).
+  // conversion_trials trials (beyond `trials`). The plan is first drawn up after
+  // layout_plan_share of the trials; the rest go to each task's kernel in the
+  // layout that plan runs it in, and the plan is drawn up again at the end.
   std::string network_layouts = "fixed";
   int conversion_trials = 8;
+  double layout_plan_share = 0.5;
 };
 
 // One of a run's fastest kernels, measured again at the end.
@@ -143,6 +146,10 @@ struct NetworkSummary {
   // With network_layouts "any": the best consistent plan, and the conversions priced.
   bool planned = false;
   LayoutPlan plan;
+  // The plan drawn up after first_plan_trials trials, whose layouts the rest went
+  // to (first_plan_trials is 0 when there was none: the budget was spent before).
+  LayoutPlan first_plan;
+  int first_plan_trials = 0;
   std::vector<PricedConversion> conversions;
 
   nlohmann::json to_json() const;

@@ -435,7 +435,7 @@ TEST(Cli, LayoutAnyOnAnOperatorWithoutALayoutIsAnError) {
   expect_error("tune --op matmul:M=8,layout=any --trials 2 --log " + quote(d / "l.jsonl"), "matmul has no layout to choose");
 }
 
-TEST(Cli, NetworkWithLayoutsFreePlansThemCountingTheConversions) {
+TEST(Cli, NetworkWithLayoutsFreePlansThemCountingTheConversionsAndTunesTheFirstPlansLayouts) {
   TempDir d;
   const std::string net = d / "tiny.json";
   std::ofstream(net) << R"({"format": 1, "name": "tiny", "tasks": [
@@ -443,12 +443,28 @@ TEST(Cli, NetworkWithLayoutsFreePlansThemCountingTheConversions) {
     {"op": "max_pool2d:C=16,H=8,W=8", "weight": 1},
     {"op": "matmul:M=1,N=16,K=16", "weight": 1}]})";
   const std::string log = d / "l.jsonl";
-  CliRun r = tlptune("tune --network " + quote(net) + " --layouts any --conversion-trials 2 --trials 16 --batch 2 "
-                     "--no-progress --min-seconds 0.01 --final-top 0 --log " + quote(log) + " --json " + quote(d / "s.json"));
+  CliRun r = tlptune("tune --network " + quote(net) + " --layouts any --conversion-trials 2 --trials 20 --batch 2 "
+                     "--plan-share 0.6 --no-progress --min-seconds 0.01 --final-top 0 --log " + quote(log) + " --json " +
+                     quote(d / "s.json"));
   ASSERT_EQ(r.code, 0) << r.output;
   EXPECT_NE(r.output.find("layout plan: activations in "), std::string::npos) << r.output;
   const auto plan = nlohmann::json::parse(read_file(d / "s.json")).at("layout_plan");
   ASSERT_TRUE(plan.at("found").get<bool>()) << plan.dump();
+  // The first plan came after 60% of the trials; after it, the conv and the pool
+  // were tuned in its network layout alone (both have every layout here).
+  ASSERT_TRUE(plan.contains("first_plan")) << plan.dump();
+  EXPECT_EQ(plan.at("first_plan").at("after_trials").get<int>(), 12);
+  const std::string first_layout = plan.at("first_plan").at("network_layout");
+  bool after_first_plan = false;
+  int tuned_after = 0;
+  for (const auto &rec : read_records(log)) {
+    const tlp::Workload w = tlp::parse_workload(rec.at("workload").get<std::string>());
+    if (w.kind == "layout_convert") after_first_plan = true;
+    if (!after_first_plan || w.kind == "layout_convert" || w.kind == "matmul") continue;
+    EXPECT_EQ(w.get_str("layout"), first_layout) << rec.at("workload");
+    ++tuned_after;
+  }
+  EXPECT_GT(tuned_after, 0) << "the trials after the first plan went somewhere";
   ASSERT_EQ(plan.at("tasks").size(), 3u);
   EXPECT_EQ(plan.at("tasks")[2].at("layout"), "") << "the matmul has no layout";
   double total = 0, conversions = 0;
