@@ -1,5 +1,6 @@
 #include "codegen/layout_choice.h"
 
+#include <functional>
 #include <regex>
 
 #include "codegen/operator.h"
@@ -34,28 +35,45 @@ std::string representative_spec(const std::string &spec) {
   return std::regex_replace(spec, any_layout(), "$1layout=NCHW");
 }
 
-std::vector<std::string> layout_variants(const std::string &spec, const Halide::Target &target) {
+namespace {
+
+bool is_blocked(const std::string &layout) { return layout.size() > 4 && layout.back() == 'c'; }
+
+// The concrete variants of a layout=any spec among its operator's layouts that
+// `wanted` accepts; blocks that do not divide the channels are left out.
+std::vector<std::string> concrete_variants(const std::string &spec, const std::function<bool(const std::string &)> &wanted) {
   const std::string kind = spec.substr(0, spec.find(':'));
   const OpParamInfo *layout = nullptr;
   for (const OpParamInfo &p : find_op(kind).params)
     if (p.name == "layout") layout = &p;
   if (!layout) throw WorkloadError(kind + " has no layout to choose (layout=any is for operators with a layout parameter)");
-  const int lanes = target.natural_vector_size(Halide::Float(32));
   std::vector<std::string> keys;
   for (const std::string &choice : layout->choices) {
-    const bool blocked = choice.size() > 4 && choice.back() == 'c';
-    if (blocked) {
-      const int block = std::stoi(choice.substr(4, choice.size() - 5));
-      if (block != lanes && block != 2 * lanes) continue;  // one or two vectors per block
-    }
+    if (choice == "any" || !wanted(choice)) continue;
     const std::string concrete = std::regex_replace(spec, any_layout(), "$1layout=" + choice);
     try {
       keys.push_back(make_operator(concrete)->workload().key());
     } catch (const WorkloadError &) {
-      if (!blocked) throw;  // a plain layout always fits: the spec itself is wrong
+      if (!is_blocked(choice)) throw;  // a plain layout always fits: the spec itself is wrong
     }
   }
   return keys;
+}
+
+}  // namespace
+
+std::vector<std::string> layout_variants(const std::string &spec, const Halide::Target &target) {
+  const int lanes = target.natural_vector_size(Halide::Float(32));
+  return concrete_variants(spec, [lanes](const std::string &choice) {
+    if (!is_blocked(choice)) return true;
+    const int block = std::stoi(choice.substr(4, choice.size() - 5));
+    return block == lanes || block == 2 * lanes;  // one or two vectors per block
+  });
+}
+
+std::vector<std::string> every_layout_variant(const std::string &spec) {
+  if (!has_layout(spec.substr(0, spec.find(':')))) return {make_operator(spec)->workload().key()};
+  return concrete_variants(with_any_layout(spec), [](const std::string &) { return true; });
 }
 
 }  // namespace tlp

@@ -21,6 +21,12 @@ bool chooses_layout(const std::string &spec);
 // a layout, or when the spec is otherwise wrong.
 std::vector<std::string> layout_variants(const std::string &spec, const Halide::Target &target);
 
+// Every concrete layout variant of the spec's operator whose channels its blocks
+// divide, whatever the target (plain layouts and every block size), as canonical
+// workload keys; the spec's own layout is ignored. The spec's own key when its
+// operator has no layout. For matching records of any target to a network.
+std::vector<std::string> every_layout_variant(const std::string &spec);
+
 // Whether operators of this kind have a layout parameter.
 bool has_layout(const std::string &kind);
 

@@ -9,6 +9,7 @@
 #include <memory>
 #include <unordered_set>
 
+#include "codegen/layout_choice.h"
 #include "codegen/target.h"
 #include "measure/measurer.h"
 #include "measure/record_log.h"
@@ -29,8 +30,24 @@ struct CollectOptions {
   std::vector<std::string> networks;
   std::vector<std::string> platforms;
   int per_task = 100;
+  std::string layouts = "fixed";  // any: every layout variant of an operator with a layout
   TuneOptions tune;
 };
+
+// With --layouts any, each operator with a layout becomes the variants a tuner
+// searches for `target` (codegen/layout_choice.h); so does a spec with layout=any.
+std::vector<std::string> with_layouts(const std::vector<std::string> &specs, const std::string &layouts,
+                                      const Halide::Target &target) {
+  std::vector<std::string> out;
+  for (const std::string &s : specs) {
+    if (!chooses_layout(s) && (layouts != "any" || !has_layout(s.substr(0, s.find(':'))))) {
+      out.push_back(s);
+      continue;
+    }
+    for (const std::string &v : layout_variants(with_any_layout(s), target)) out.push_back(v);
+  }
+  return out;
+}
 
 std::vector<std::string> task_specs(const CollectOptions &c) {
   std::vector<std::string> specs = c.ops;
@@ -78,13 +95,13 @@ PriorRuns prior_runs(const std::vector<MeasureRecord> &prior, const std::string 
 
 int run_collect(const CollectOptions &c) {
   const std::atomic<bool> &stop = stop_on_interrupt();
-  const auto specs = task_specs(c);
   const std::vector<PlatformSpec> plats = platforms(c);
   const std::vector<TargetPlatforms> groups = group_by_target(plats);
   TuneOptions driver = c.tune;  // sampling runs on the first platform
   driver.target = plats[0].target;
   driver.threads = plats[0].threads;
   const Halide::Target target = parse_target(driver.target);
+  const auto specs = with_layouts(task_specs(c), c.layouts, target);
   std::vector<MeasureRecord> prior;
   if (std::filesystem::exists(c.tune.log_path)) prior = read_record_log(c.tune.log_path).records;
   PriorRuns known = prior_runs(prior, plats[0].name());
@@ -159,6 +176,12 @@ Command add_collect_command(CLI::App &app) {
       "--per-task; a rerun first measures what an interrupted run left unmeasured on the others.");
   sub->add_option("--ops", c->ops, "Operators, KIND:PARAM=VALUE,... (several allowed)");
   sub->add_option("--network", c->networks, "Network files whose operators to collect (several allowed)");
+  sub->add_option("--layouts", c->layouts,
+                  "fixed (each operator in the layout its spec names) or any (each convolution and pooling in every "
+                  "layout the tuner searches for the first platform's target: NCHW, NHWC, channel blocks of one and "
+                  "two vectors)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"fixed", "any"}));
   sub->add_option("--per-task", c->per_task, "Records wanted per operator")->capture_default_str()->check(CLI::PositiveNumber);
   sub->add_option("--log", c->tune.log_path, "JSON-lines log to append to")->required();
   sub->add_option("--target", c->tune.target, "Compile target (with every hardware thread; see --platforms)")

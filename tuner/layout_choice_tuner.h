@@ -40,6 +40,7 @@ class LayoutChoiceTuner {
   bool focus(const std::string &layout);
   // The focused variant's best (+inf while none is valid); best_cost() without a focus.
   double focus_cost() const;
+  const TaskTuner *focused() const { return focus_ >= 0 ? variants_[size_t(focus_)].get() : nullptr; }
 
   void finish();
 

@@ -17,7 +17,8 @@ struct WorkloadInNetwork {
   double weight = 1;
 };
 
-// Every workload of the files by canonical key; a workload in several networks
+// Every workload of the files by canonical key, and every layout variant of one
+// (codegen/layout_choice.h) as the same workload; a workload in several networks
 // keeps the first file's entry. Throws std::runtime_error naming a bad file or op.
 std::map<std::string, WorkloadInNetwork> network_workloads(const std::vector<std::string> &network_files);
 

@@ -362,7 +362,7 @@ struct NetworkRounds {
       scheduler.report(t, cost(size_t(t)), done);
       if (o.progress && !stop) {
         bar.finish();
-        const TuneSummary s = task.summary();
+        const TuneSummary s = task.focused() ? task.focused()->summary() : task.summary();
         fprintf(stderr, "  task %d/%zu %s: %d trials, %s\n", t + 1, tasks.size(), s.workload.c_str(), s.trials_total,
                 best_text(s).c_str());
       }

@@ -59,5 +59,14 @@ TEST(LayoutChoice, AnotherFaultInTheSpecIsStillReported) {
   EXPECT_THROW(layout_variants("conv2d:C=0,layout=any", parse_target("host")), WorkloadError);
 }
 
+TEST(LayoutChoice, EveryVariantOfAnOperatorIsEveryLayoutItsChannelsAllowWhateverTheTarget) {
+  std::vector<std::string> names;
+  for (const std::string &key : every_layout_variant("depthwise_conv2d:C=24,layout=NHWC"))
+    names.push_back(parse_workload(key).get_str("layout"));
+  EXPECT_EQ(names, (std::vector<std::string>{"NCHW", "NHWC", "NCHW8c"}));
+  EXPECT_EQ(every_layout_variant("conv2d:C=64,K=128").size(), 5u);  // NCHW, NHWC, 8c, 16c, 32c
+  EXPECT_EQ(every_layout_variant("matmul:M=64"), (std::vector<std::string>{parse_workload("matmul:M=64").key()}));
+}
+
 }  // namespace
 }  // namespace tlp

@@ -100,6 +100,21 @@ TEST(Collect, PlatformThatCannotBeMeasuredHereIsRefused) {
   EXPECT_NE(twice.output.find("named twice"), std::string::npos) << twice.output;
 }
 
+TEST(Collect, LayoutsAnyCollectsEveryLayoutTheTunerSearches) {
+  TempDir d;
+  const std::string log = d / "c.jsonl";
+  CliRun r = tlptune("collect --ops depthwise_conv2d:C=16,H=8,W=8 --layouts any --per-task 1 --batch 1 "
+                     "--target x86-64-linux-avx-avx2-f16c-fma-sse41 --min-seconds 0.005 --no-progress --log " + log);
+  ASSERT_EQ(r.code, 0) << r.output;
+  std::set<std::string> workloads;
+  std::ifstream f(log);
+  for (std::string line; std::getline(f, line);)
+    if (!line.empty()) workloads.insert(nlohmann::json::parse(line).at("workload").get<std::string>());
+  // NCHW, NHWC, NCHW8c and NCHW16c on AVX2 (8 floats a vector), one schedule each.
+  EXPECT_EQ(workloads.size(), 4u) << r.output;
+  EXPECT_TRUE(workloads.count("depthwise_conv2d:N=1,C=16,H=8,W=8,R=3,S=3,stride=1,pad=1,layout=NCHW8c")) << r.output;
+}
+
 TEST(PlatformSpec, GroupsThreadCountsUnderTheirTarget) {
   std::vector<tlp::PlatformSpec> p = {{"x86-64-linux-avx2", 2}, {"x86-64-linux-sse41", 1}, {"x86-64-linux-avx2", 1}};
   const auto g = tlp::group_by_target(p);
