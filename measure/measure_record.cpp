@@ -47,7 +47,7 @@ double number_value(const json &v, const char *key) {
 double number_field(const json &j, const char *key) { return number_value(field(j, key), key); }
 
 // Written only when known; a record of format 1 may carry them too.
-constexpr const char *kOptionalKeys[] = {"cpu_wait", "ptxas"};
+constexpr const char *kOptionalKeys[] = {"cpu_wait", "machine", "ptxas"};
 
 std::string versions_read() {
   return std::string("this tlptune (") + kTlptuneVersion + ") reads record formats 1 to " +
@@ -101,6 +101,7 @@ json MeasureRecord::to_json() const {
   j["run_s"] = run_seconds;
   j["time"] = timestamp;
   if (cpu_wait) j["cpu_wait"] = *cpu_wait;
+  if (machine) j["machine"] = machine->to_json();
   if (ptxas) j["ptxas"] = ptxas->to_json();
   return j;
 }
@@ -117,6 +118,7 @@ std::string MeasureRecord::to_line() const {
     line += j.at(key).dump(-1, ' ', false, json::error_handler_t::replace);
   }
   if (cpu_wait) line += ",\"cpu_wait\":" + j.at("cpu_wait").dump();  // optional
+  if (machine) line += ",\"machine\":" + j.at("machine").dump(-1, ' ', false, json::error_handler_t::replace);
   if (ptxas) line += ",\"ptxas\":" + j.at("ptxas").dump();  // optional, last
   line += "}";
   return line;
@@ -154,6 +156,13 @@ MeasureRecord MeasureRecord::from_json(const json &j) {
   r.run_seconds = number_field(j, "run_s");
   r.timestamp = number_field(j, "time");
   if (const auto it = j.find("cpu_wait"); it != j.end() && it->is_number()) r.cpu_wait = it->get<double>();
+  if (const auto it = j.find("machine"); it != j.end()) {
+    try {
+      r.machine = MachineIdentity::from_json(*it);
+    } catch (const std::exception &e) {
+      throw RecordError(std::string("record field 'machine': ") + e.what());
+    }
+  }
   if (const auto it = j.find("ptxas"); it != j.end() && it->is_object()) r.ptxas = PtxasReport::from_json(*it);
   return r;
 }

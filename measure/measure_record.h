@@ -7,7 +7,8 @@
 //    "schedule":[...steps...],"costs":[...],"median":0.001,"error":"none",
 //    "message":"","build_s":0.3,"run_s":0.2,"time":1764470000.5}
 // Then, where known, "cpu_wait": the share of the kernel's timed runs in which
-// some task waited for a CPU (measure/cpu_interference.h). GPU records add
+// some task waited for a CPU (measure/cpu_interference.h), and "machine":{...},
+// the CPU that ran it (measure/machine_identity.h). GPU records add
 // "ptxas":{...} last: what ptxas reported of the kernels.
 #pragma once
 
@@ -19,6 +20,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "measure/cpu_interference.h"
+#include "measure/machine_identity.h"
 #include "measure/measure_error.h"
 #include "measure/ptxas.h"
 #include "search/schedule.h"
@@ -27,7 +29,9 @@ namespace tlp {
 
 // 2: a reader refuses keys it does not know (format 1 readers skipped them, and
 // so read cpu_wait-flagged records as quiet ones). Both read alike otherwise.
-constexpr int kRecordFormatVersion = 2;
+// 3: CPU records name their machine ("machine"); older ones read as measured on
+// a machine of unknown microarchitecture.
+constexpr int kRecordFormatVersion = 3;
 
 // A record or a log that cannot be read or written; the message says what to do.
 class RecordError : public std::runtime_error {
@@ -48,6 +52,7 @@ struct MeasureRecord {
   double run_seconds = 0;
   double timestamp = 0;  // unix seconds
   std::optional<double> cpu_wait;  // CPU contention while timed; absent in older logs
+  std::optional<MachineIdentity> machine;  // the CPU that ran it; absent in older logs and GPU records
   std::optional<PtxasReport> ptxas;  // GPU kernels: registers, spills (from the build)
   int version = kRecordFormatVersion;
 

@@ -9,6 +9,7 @@
 
 #include "codegen/kernel_compiler.h"
 #include "codegen/target.h"
+#include "measure/machine_identity.h"
 #include "measure/platform.h"
 #include "measure/shell_command.h"
 #include "measure/task_data.h"
@@ -44,6 +45,7 @@ Measurer::Measurer(MeasurerOptions o) : o_(std::move(o)) {
     if (t < 1) throw std::runtime_error("a thread count must be at least 1, got " + std::to_string(t));
     platforms_.push_back(measurement_platform(o_.target, t, o_.build_only, o_.runner_command));
   }
+  if (!parse_target(o_.target).has_gpu_feature()) machine_ = this_machine();
   if (!o_.build_only) log_ = std::make_unique<RecordLog>(o_.log_path);  // refuses a bad log before any work
   work_ = std::make_unique<WorkDir>(o_.work_dir);
   builder_ = make_target_builder(o_.target, work_->path(), o_.settings);
@@ -126,6 +128,7 @@ MeasureRecord Measurer::run_and_log(const std::string &workload_key, const Sched
   rec.error = built.error;
   rec.error_message = built.message;
   rec.ptxas = built.ptxas;
+  rec.machine = machine_;
   if (built.error == MeasureError::None && o_.build_only) {
     rec.error = MeasureError::NotRun;
   } else if (built.error == MeasureError::None) {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -95,6 +96,7 @@ class Measurer {
 
   MeasurerOptions o_;
   std::vector<std::string> platforms_;
+  std::optional<MachineIdentity> machine_;  // CPU targets: the machine the records name
   std::unique_ptr<WorkDir> work_;
   std::unique_ptr<RecordLog> log_;
   std::unique_ptr<Builder> builder_;

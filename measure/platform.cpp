@@ -3,7 +3,23 @@
 #include <fstream>
 #include <thread>
 
+#include "measure/machine_identity.h"
+
 namespace tlp {
+
+namespace {
+
+constexpr const char *kCpuPrefix = "cpu/";
+
+// [begin, end) of the machine part, or false for a platform of another form.
+bool machine_span(const std::string &platform, size_t &begin, size_t &end) {
+  if (platform.rfind(kCpuPrefix, 0) != 0) return false;
+  begin = std::string(kCpuPrefix).size();
+  end = platform.find('/', begin);
+  return end != std::string::npos;
+}
+
+}  // namespace
 
 std::string cpu_model_name() {
   std::ifstream f("/proc/cpuinfo");
@@ -25,7 +41,18 @@ int hardware_threads() {
 }
 
 std::string cpu_platform(const std::string &target_string, int threads) {
-  return "cpu/" + cpu_model_name() + "/" + target_string + "/threads=" + std::to_string(threads);
+  return kCpuPrefix + this_machine().short_name() + "/" + target_string + "/threads=" + std::to_string(threads);
+}
+
+std::string platform_machine(const std::string &platform) {
+  size_t begin = 0, end = 0;
+  return machine_span(platform, begin, end) ? platform.substr(begin, end - begin) : "";
+}
+
+std::string with_platform_machine(const std::string &platform, const std::string &machine) {
+  size_t begin = 0, end = 0;
+  if (!machine_span(platform, begin, end)) return platform;
+  return platform.substr(0, begin) + machine + platform.substr(end);
 }
 
 }  // namespace tlp

@@ -73,9 +73,53 @@ TEST(MeasureRecord, CpuWaitRoundTripsAndSaysWhetherTheMachineWasBusy) {
   EXPECT_FALSE(MeasureRecord::from_json(json::parse(testing::sample_record().to_line())).cpu_wait.has_value());
 }
 
+TEST(MeasureRecord, TheMachineRoundTripsAfterCpuWaitAndBeforePtxas) {
+  MeasureRecord r = testing::sample_record();
+  EXPECT_EQ(r.to_line().find("machine"), std::string::npos) << "absent when unknown";
+  MachineIdentity m;
+  m.vendor = "amd";
+  m.family = 26;
+  m.model = 2;
+  m.stepping = 1;
+  m.microarchitecture = "zen5";
+  m.cpu_name = "AMD EPYC 9B45";
+  m.cores = 2;
+  m.isa = "avx512";
+  m.l2_kib = 1024;
+  r.machine = m;
+  r.cpu_wait = 0.01;
+  r.ptxas = PtxasReport{};
+  const std::string line = r.to_line();
+  EXPECT_GT(line.find("\"machine\":{"), line.find("\"cpu_wait\"")) << line;
+  EXPECT_LT(line.find("\"machine\":{"), line.find("\"ptxas\"")) << line;
+  const MeasureRecord back = MeasureRecord::from_json(json::parse(line));
+  ASSERT_TRUE(back.machine.has_value());
+  EXPECT_EQ(*back.machine, m);
+}
+
+TEST(MeasureRecord, AMalformedMachineIsRefusedNamingTheField) {
+  json j = testing::sample_record().to_json();
+  j["machine"] = json{{"vendor", "amd"}};
+  try {
+    MeasureRecord::from_json(j);
+    FAIL() << "expected RecordError";
+  } catch (const RecordError &e) {
+    EXPECT_NE(std::string(e.what()).find("record field 'machine': machine field 'family'"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(MeasureRecord, AFormatTwoLineReadsAsOfAnUnknownMachine) {
+  json j = testing::sample_record().to_json();
+  j["v"] = 2;
+  const MeasureRecord r = MeasureRecord::from_json(j);
+  EXPECT_EQ(r.version, 2);
+  EXPECT_FALSE(r.machine.has_value());
+}
+
 TEST(MeasureRecord, LineUsesTheDocumentedKeysWithVersionFirst) {
   const std::string line = testing::sample_record().to_line();
-  EXPECT_EQ(line.rfind("{\"v\":2,\"workload\":\"matmul:M=512,N=512,K=512\",", 0), 0u) << line;
+  EXPECT_EQ(line.rfind("{\"v\":3,\"workload\":\"matmul:M=512,N=512,K=512\",", 0), 0u) << line;
   EXPECT_EQ(line.find('\n'), std::string::npos);
   const json j = json::parse(line);
   for (const char *key : {"v", "workload", "target", "platform", "schedule", "costs", "median",
@@ -124,7 +168,7 @@ TEST(MeasureRecord, NewerVersionIsRefusedWithUpgradeAdvice) {
   } catch (const RecordError &e) {
     EXPECT_EQ(std::string(e.what()), std::string("record format version 9 is newer than this tlptune understands; "
                                                  "this tlptune (") +
-                                         kTlptuneVersion + ") reads record formats 1 to 2: upgrade tlptune");
+                                         kTlptuneVersion + ") reads record formats 1 to 3: upgrade tlptune");
   }
 }
 
@@ -136,7 +180,7 @@ TEST(MeasureRecord, AnUnknownFieldIsRefusedNamingItAndTheFormatsRead) {
     FAIL() << "expected RecordError";
   } catch (const RecordError &e) {
     EXPECT_NE(std::string(e.what()).find("'quiet_only' is unknown"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("reads record formats 1 to 2"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("reads record formats 1 to 3"), std::string::npos) << e.what();
   }
 }
 
