@@ -17,6 +17,7 @@
 #include "tuner/command.h"
 #include "tuner/interrupt.h"
 #include "tuner/measure_settings_options.h"
+#include "tuner/platform_alias.h"
 #include "tuner/platform_spec.h"
 #include "tuner/progress_bar.h"
 #include "tuner/task_tuner.h"
@@ -104,6 +105,7 @@ int run_collect(const CollectOptions &c) {
   const auto specs = with_layouts(task_specs(c), c.layouts, target);
   std::vector<MeasureRecord> prior;
   if (std::filesystem::exists(c.tune.log_path)) prior = read_record_log(c.tune.log_path).records;
+  apply_platform_aliases(prior, parse_platform_aliases(c.tune.platform_aliases));
   PriorRuns known = prior_runs(prior, plats[0].name());
   std::vector<std::unique_ptr<TaskTuner>> tasks;
   int missing = 0;
@@ -184,6 +186,7 @@ Command add_collect_command(CLI::App &app) {
       ->check(CLI::IsMember({"fixed", "any"}));
   sub->add_option("--per-task", c->per_task, "Records wanted per operator")->capture_default_str()->check(CLI::PositiveNumber);
   sub->add_option("--log", c->tune.log_path, "JSON-lines log to append to")->required();
+  sub->add_option("--platform-alias", c->tune.platform_aliases, kPlatformAliasHelp);
   sub->add_option("--target", c->tune.target, "Compile target (with every hardware thread; see --platforms)")
       ->capture_default_str();
   sub->add_option("--platforms", c->platforms,

@@ -10,6 +10,7 @@
 #include "tuner/command.h"
 #include "tuner/compute_dag_cache.h"
 #include "tuner/network_workloads.h"
+#include "tuner/platform_alias.h"
 #include "tuner/platform_spec.h"
 #include "tuner/ranking_report.h"
 #include "tuner/record_migration.h"
@@ -20,6 +21,7 @@ namespace {
 struct EvalOptions {
   std::vector<std::string> models;
   std::vector<std::string> logs;
+  std::vector<std::string> platform_aliases;
   std::vector<std::string> networks;
   std::string platform;
   bool per_task = false;
@@ -40,6 +42,7 @@ Command add_eval_command(CLI::App &app) {
                     "model's scores, standardized within a task)")
       ->required();
   c.app->add_option("--logs", o->logs, "Logs of measurements to rank (several allowed)")->required();
+  c.app->add_option("--platform-alias", o->platform_aliases, kPlatformAliasHelp);
   c.app->add_option("--network", o->networks,
                     "Network files: scores per network, and each task weighted by how often it occurs (TenSet's "
                     "top-k score); tasks of no network weigh 1");
@@ -50,7 +53,7 @@ Command add_eval_command(CLI::App &app) {
                     "order (score, latency, schedule), e.g. --show-ranking stride=2");
   c.run = [o] {
     const TlpModelInfo info = read_tlp_model_info(o->models.front());
-    const auto records = read_migrated_logs(o->logs);
+    const auto records = read_migrated_logs(o->logs, parse_platform_aliases(o->platform_aliases));
     const std::set<std::string> known = platforms_of(records);
     const std::string platform = o->platform.empty() ? info.platform : resolve_platform(o->platform, known);
     std::vector<TlpTask> tasks = tasks_of_platform(build_tasks(records), platform);

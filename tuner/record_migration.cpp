@@ -38,7 +38,8 @@ size_t migrate_records(std::vector<MeasureRecord> &records, ComputeDagCache &dag
   return changed;
 }
 
-std::vector<MeasureRecord> read_migrated_logs(const std::vector<std::string> &paths) {
+std::vector<MeasureRecord> read_migrated_logs(const std::vector<std::string> &paths,
+                                              const std::vector<PlatformAlias> &aliases) {
   std::vector<MeasureRecord> all;
   for (const auto &p : paths) {
     LogReadResult r = read_record_log(p);
@@ -48,6 +49,8 @@ std::vector<MeasureRecord> read_migrated_logs(const std::vector<std::string> &pa
   ComputeDagCache dags;
   if (const size_t n = migrate_records(all, dags))
     printf("%zu records of older logs read as this version writes them\n", n);
+  if (const size_t n = apply_platform_aliases(all, aliases))
+    printf("%zu records read as of another machine (--platform-alias)\n", n);
   return all;
 }
 

@@ -4,6 +4,8 @@
 // the schedule IR carries no legacy fields.
 //
 // Migrations, oldest first:
+// - Machines. Records that predate machine names carry the CPU's brand string
+//   where the machine goes; `--platform-alias` (platform_alias.h) names it.
 // - Split extents. A split step records the extent of the loop it splits, and
 //   the cost model reads that number. Logs written before bound inference at
 //   compute_at covered a stage (a stage computed inside a consumer's tile has
@@ -18,6 +20,7 @@
 #include "measure/measure_record.h"
 #include "search/compute_dag.h"
 #include "search/schedule.h"
+#include "tuner/platform_alias.h"
 
 namespace tlp {
 
@@ -33,8 +36,9 @@ Schedule with_current_split_extents(const ComputeDag &dag, const Schedule &sched
 // Returns how many records changed.
 size_t migrate_records(std::vector<MeasureRecord> &records, ComputeDagCache &dags);
 
-// Every record of the logs, migrated; warnings about damaged lines go to
-// stderr, and the count of migrated records to stdout.
-std::vector<MeasureRecord> read_migrated_logs(const std::vector<std::string> &paths);
+// Every record of the logs, migrated and with `aliases` applied; warnings about
+// damaged lines go to stderr, and the counts of changed records to stdout.
+std::vector<MeasureRecord> read_migrated_logs(const std::vector<std::string> &paths,
+                                              const std::vector<PlatformAlias> &aliases = {});
 
 }  // namespace tlp

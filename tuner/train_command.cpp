@@ -12,6 +12,7 @@
 #include "tuner/command.h"
 #include "tuner/compute_dag_cache.h"
 #include "tuner/network_workloads.h"
+#include "tuner/platform_alias.h"
 #include "tuner/platform_spec.h"
 #include "tuner/ranking_report.h"
 #include "tuner/record_migration.h"
@@ -24,6 +25,7 @@ namespace {
 // default recipe's settings until a recipe or an option changes them).
 struct TrainCommandOptions {
   std::vector<std::string> logs;
+  std::vector<std::string> platform_aliases;  // OLD=NEW (platform_alias.h)
   std::string out;
   std::string recipe = train_recipes().front().name;
   TrainOptions train = train_recipes().front().settings;
@@ -155,6 +157,7 @@ void add_training_options(CLI::App &cmd, TrainOptions &t) {
 
 void add_data_options(CLI::App &cmd, TrainCommandOptions &o) {
   cmd.add_option("--logs", o.logs, "Logs of measurements (several allowed)")->required();
+  cmd.add_option("--platform-alias", o.platform_aliases, kPlatformAliasHelp);
   cmd.add_option("--out", o.out, "Model file to write")->required();
   cmd.add_option("--val-fraction", o.val_fraction, "Share of workloads held out for validation")->capture_default_str();
   cmd.add_option("--test-network", o.test_networks,
@@ -187,7 +190,7 @@ struct TrainingRecords {
 TrainingRecords read_training_records(const TrainCommandOptions &o) {
   TrainingRecords t;
   if (o.target_fraction <= 0) throw std::runtime_error("--target-fraction must be above 0");
-  t.records = read_migrated_logs(o.logs);
+  t.records = read_migrated_logs(o.logs, parse_platform_aliases(o.platform_aliases));
   const std::set<std::string> known = platforms_of(t.records);
   if (known.empty()) throw std::runtime_error("the logs hold no records: collect some first (tlptune collect)");
   t.target = o.platform.empty() ? most_common_platform(t.records) : resolve_platform(o.platform, known);
