@@ -22,6 +22,7 @@ std::vector<TaskSummary> summarize_tasks(const std::vector<MeasureRecord> &recor
     }
     TaskSummary &t = tasks[it->second];
     ++t.records;
+    if (!t.machine && r.machine) t.machine = &*r.machine;
     costs[it->second].add(r);
     if (!r.ok()) {
       ++t.errors[measure_error_name(r.error)];
@@ -40,6 +41,20 @@ std::vector<TaskSummary> summarize_tasks(const std::vector<MeasureRecord> &recor
     tasks[i].best_measurements = costs[i].measurements(best);
   }
   return tasks;
+}
+
+std::vector<PlatformGroup> group_by_platform(const std::vector<TaskSummary> &tasks) {
+  std::vector<PlatformGroup> groups;
+  std::map<std::string, size_t> index;
+  for (const TaskSummary &t : tasks) {
+    auto it = index.emplace(t.platform, groups.size()).first;
+    if (it->second == groups.size()) groups.push_back({t.platform});
+    PlatformGroup &g = groups[it->second];
+    g.tasks.push_back(&t);
+    g.records += t.records;
+    if (!g.machine) g.machine = t.machine;
+  }
+  return groups;
 }
 
 }  // namespace tlp

@@ -24,9 +24,21 @@ struct TaskSummary {
   const MeasureRecord *best = nullptr;  // a valid record of the best kernel; points into the records passed in
   double best_cost = 0;                 // seconds: the median over the best kernel's measurements
   int best_measurements = 0;            // how many there are
+  const MachineIdentity *machine = nullptr;  // of its first record that names one; into the records passed in
+};
+
+// The tasks of one platform; a log may hold several (thread counts, machines).
+struct PlatformGroup {
+  std::string platform;
+  const MachineIdentity *machine = nullptr;  // null: records older than machine names, or a GPU
+  std::vector<const TaskSummary *> tasks;    // point into the tasks passed in
+  int records = 0;
 };
 
 // In order of first appearance in the log.
 std::vector<TaskSummary> summarize_tasks(const std::vector<MeasureRecord> &records);
+
+// In order of first appearance among the tasks.
+std::vector<PlatformGroup> group_by_platform(const std::vector<TaskSummary> &tasks);
 
 }  // namespace tlp
