@@ -31,8 +31,11 @@ struct CheckOptions {
 // the report names the file; the tlp policy with no model that fits is refused.
 std::string resolved_tlp_model(const BenchOptions &o) {
   if (o.model != "default") return o.model;
-  const std::string shipped = shipped_model_for(parse_target(o.runs.target));
-  if (!shipped.empty()) return shipped;
+  const ShippedModelChoice shipped = shipped_model_for(parse_target(o.runs.target));
+  if (!shipped.path.empty()) {
+    printf("model: %s: %s\n", shipped.file.c_str(), shipped.reason.c_str());
+    return shipped.path;
+  }
   for (const std::string &p : split_name_list(o.policies))
     if (p == "tlp")
       throw std::runtime_error("the tlp policy needs a pretrained model, and none ships for target '" + o.runs.target +

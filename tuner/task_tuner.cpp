@@ -33,7 +33,10 @@ TaskTuner::TaskTuner(const std::string &op_spec, const Halide::Target &target, c
   sum_.platform =
       measurement_platform(sum_.target, o.threads > 0 ? o.threads : hardware_threads(), o.build_only, o.runner_command);
   sum_.policy = o.policy;
-  if (o.policy == "evolutionary") sum_.model = o.model;
+  if (o.policy == "evolutionary") {
+    sum_.model = o.model;
+    sum_.model_reason = o.model_reason;
+  }
   if (o.policy == "random") {
     policy_ = std::make_unique<RandomSearch>(*space_, seed);
   } else if (o.policy == "evolutionary") {

@@ -12,6 +12,7 @@
 #include "tuner/command.h"
 #include "tuner/interrupt.h"
 #include "tuner/measure_settings_options.h"
+#include "tuner/platform_alias.h"
 #include "tuner/platform_spec.h"
 #include "tuner/tuning_session.h"
 
@@ -42,7 +43,13 @@ void print_layout_plan(const NetworkSummary &n) {
 }
 
 void print_network_summary(const NetworkSummary &n) {
-  printf("\nnetwork    %s\ntrials     %d\ntime       %.1f s\n\n", n.network.c_str(), n.trials_total, n.wall_seconds);
+  printf("\nnetwork    %s\ntrials     %d\ntime       %.1f s\n", n.network.c_str(), n.trials_total, n.wall_seconds);
+  if (!n.tasks.empty()) {
+    const TuneSummary &first = n.tasks.front();
+    printf("search     %s%s%s\n", first.policy.c_str(), first.model.empty() ? "" : ", model ", first.model.c_str());
+    if (!first.model_reason.empty()) printf("model      %s\n", first.model_reason.c_str());
+  }
+  printf("\n");
   printf("%-72s %6s %7s %10s %9s\n", "task", "weight", "trials", "best ms", "GFLOP/s");
   for (size_t i = 0; i < n.tasks.size(); ++i) {
     const TuneSummary &t = n.tasks[i];
@@ -118,6 +125,7 @@ void print_summary(const TuneSummary &s) {
     printf("\n");
   }
   printf("search     %s%s%s\n", s.policy.c_str(), s.model.empty() ? "" : ", model ", s.model.c_str());
+  if (!s.model_reason.empty()) printf("model      %s\n", s.model_reason.c_str());
   printf("time       %.1f s (search %.1f, model %.1f, build %.1f, run %.1f)\n", s.wall_seconds, s.search_seconds,
          s.model_seconds, s.build_seconds, s.run_seconds);
   if (!s.found) {
@@ -262,6 +270,7 @@ Command add_tune_command(CLI::App &app) {
                 "Build (and for --target cuda validate with ptxas) the candidates without running them: checks a "
                 "target this machine cannot run, e.g. a GPU");
   sub->add_flag("--resume", o->resume, "Count the log's measurements of this task toward --trials and continue");
+  sub->add_option("--platform-alias", o->platform_aliases, kPlatformAliasHelp);
   sub->add_option("--json", *json_path, "Also write the summary as JSON to this file");
   sub->add_option("--seed", o->seed, "Random seed of the search")->capture_default_str();
   sub->add_option("--batch", o->batch, "Candidates built and measured per round")->capture_default_str()->check(CLI::PositiveNumber);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +21,7 @@
 #include "search/task_scheduler.h"
 #include "tuner/compute_dag_cache.h"
 #include "tuner/cost_model_factory.h"
+#include "tuner/platform_alias.h"
 #include "tuner/progress_bar.h"
 #include "tuner/record_migration.h"
 #include "tuner/shipped_model.h"
@@ -55,12 +57,35 @@ void check_common(const TuneOptions &o) {
   if (o.trials < 1) throw std::runtime_error("--trials must be at least 1");
 }
 
-std::vector<MeasureRecord> prior_records(const std::string &log_path) {
-  if (log_path.empty() || !std::filesystem::exists(log_path)) return {};
-  LogReadResult prior = read_record_log(log_path);
+// Counts the log's records of CPU machines other than `platform`'s: an older
+// log names its machine by the brand string, and is reused only once aliased.
+void note_other_machines(const std::vector<MeasureRecord> &records, const std::string &platform,
+                         const std::string &log_path) {
+  const std::string here = platform_machine(platform);
+  if (here.empty()) return;
+  std::map<std::string, size_t> others;
+  for (const MeasureRecord &r : records) {
+    const std::string m = platform_machine(r.platform);
+    if (!m.empty() && m != here) ++others[m];
+  }
+  if (others.empty()) return;
+  std::string list;
+  for (const auto &[m, n] : others) list += (list.empty() ? "" : ", ") + ("'" + m + "': " + std::to_string(n));
+  fprintf(stderr,
+          "note: %s holds records of other machines (%s); they are not reused on %s. If they were measured on "
+          "this machine: --platform-alias '%s=host'\n",
+          log_path.c_str(), list.c_str(), here.c_str(), others.begin()->first.c_str());
+}
+
+// The log's records, migrated and aliased, for resume and for skipping known runs.
+std::vector<MeasureRecord> prior_records(const TuneOptions &o, const std::string &platform) {
+  if (o.log_path.empty() || !std::filesystem::exists(o.log_path)) return {};
+  LogReadResult prior = read_record_log(o.log_path);
   for (const auto &w : prior.warnings) fprintf(stderr, "warning: %s\n", w.c_str());
   ComputeDagCache dags;  // a resumed older log: known schedules match the ones proposed now
   migrate_records(prior.records, dags);
+  apply_platform_aliases(prior.records, parse_platform_aliases(o.platform_aliases));
+  note_other_machines(prior.records, platform, o.log_path);
   return std::move(prior.records);
 }
 
@@ -83,8 +108,11 @@ std::unique_ptr<CostModel> guiding_model(const TuneOptions &o, const Halide::Tar
 TuneOptions with_target_defaults(TuneOptions o, const Halide::Target &target) {
   if (o.policy == "auto") o.policy = o.build_only ? "random" : "evolutionary";
   if (o.model == "default") {
-    o.model = shipped_model_for(target);
+    const ShippedModelChoice choice = shipped_model_for(target);
+    o.model = choice.path;
+    o.model_reason = choice.file + ": " + choice.reason;
     if (o.model.empty()) {
+      o.model_reason = "no shipped model fits " + target.to_string() + "; learns online from scratch";
       if (o.policy == "evolutionary")
         fprintf(stderr, "note: no shipped cost model fits %s; the TLP model learns from this run's measurements "
                         "alone (--model none)\n", target.to_string().c_str());
@@ -100,6 +128,7 @@ nlohmann::json TuneSummary::to_json() const {
                       {"platform", platform},
                       {"policy", policy},
                       {"model", model},
+                      {"model_choice", model_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(model_reason)},
                       {"trials", trials_total},
                       {"measured", measured_now},
                       {"skipped_known", skipped_known},
@@ -151,7 +180,7 @@ TuneSummary run_tuning(const TuneOptions &given, const std::atomic<bool> &stop) 
   const TuneOptions o = with_target_defaults(given, target);
   auto model = guiding_model(o, target);
   LayoutChoiceTuner task(o.op_spec, target, o, o.seed, model.get());
-  task.load_prior(prior_records(o.log_path), o.resume);
+  task.load_prior(prior_records(o, task.summary().platform), o.resume);
   const int known = task.summary().skipped_known;
   if (!o.resume && known)
     fprintf(stderr,
@@ -277,7 +306,7 @@ void plan_network_layouts(const TuneOptions &o, const Halide::Target &target,
   }
   out.conversions.clear();
   std::map<std::string, size_t> priced;  // conversion workload -> index in out.conversions
-  const std::vector<MeasureRecord> prior = prior_records(o.log_path);  // conversions a resumed log holds
+  const std::vector<MeasureRecord> prior = prior_records(o, "");  // conversions a resumed log holds (noted already)
   const ConversionCost cost = [&](size_t task, int side, const std::string &from, const std::string &to) {
     const Shape &s = activations[task][size_t(side)];
     const std::string spec = "layout_convert:N=" + std::to_string(s[3]) + ",C=" + std::to_string(s[2]) +
@@ -382,7 +411,7 @@ NetworkSummary run_network_tuning(const TuneOptions &given, const std::string &n
   const NetworkSpec spec = read_network_spec(network_path);
   NetworkSummary out;
   out.network = spec.name;
-  const std::vector<MeasureRecord> prior = prior_records(o.log_path);
+  const std::vector<MeasureRecord> prior = prior_records(o, tune_platform(o, target));
   // One model for all tasks: what it learns on one operator helps the others.
   auto model = guiding_model(o, target);
   std::vector<std::unique_ptr<LayoutChoiceTuner>> tasks;

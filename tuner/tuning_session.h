@@ -32,6 +32,7 @@ struct TuneOptions {
   // The evolutionary policy's cost model: a model file, none, random, or default
   // (the shipped model when it fits the target, else none; tuner/shipped_model.h)
   std::string model = "default";
+  std::string model_reason;  // set by with_target_defaults: why --model default took the model it took
   int population = 512;
   int generations = 4;
   double sampled_share = EvolutionOptions().sampled_share;  // of the model's picks, from plain samples
@@ -39,6 +40,7 @@ struct TuneOptions {
   int update_records = -1;  // records each fine-tuning trains on (-1: its default; 0: all seen)
   std::string log_path;    // required
   bool resume = false;     // count the log's records for this task toward `trials`
+  std::vector<std::string> platform_aliases;  // OLD=NEW: records of machine OLD read as NEW's (platform_alias.h)
   uint64_t seed = 1;
   int batch = 16;          // candidates measured per round
   int threads = 0;         // threads a kernel runs with (part of the platform); 0: every hardware thread
@@ -86,6 +88,7 @@ struct TuneSummary {
   std::string platform;
   std::string policy;  // as run: random or evolutionary
   std::string model;   // the evolutionary policy's cost model as run; empty for random
+  std::string model_reason;  // why --model default chose it; empty when the user named the model
   int trials_total = 0;       // counted toward the budget, including resumed ones
   int measured_now = 0;       // measured by this run
   int skipped_known = 0;      // found in the log and not measured again
