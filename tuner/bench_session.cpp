@@ -13,6 +13,7 @@
 #include "codegen/operator.h"
 #include "codegen/target.h"
 #include "measure/kernel_cost_table.h"
+#include "measure/machine_identity.h"
 #include "measure/platform.h"
 #include "measure/record_log.h"
 #include "measure/wall_clock.h"
@@ -48,7 +49,7 @@ std::string iso_date() {
   return buf;
 }
 
-// "AMD EPYC 7B13, 2 threads, 23.4 GiB": what a reader needs to compare reports.
+// "AMD EPYC 7B13 (zen3-epyc-2c-avx2), 2 threads, 23.4 GiB": what a reader needs to compare reports.
 std::string machine_description() {
   double gib = 0;
   std::ifstream mem("/proc/meminfo");
@@ -62,7 +63,8 @@ std::string machine_description() {
     mem.ignore(1 << 10, '\n');
   }
   char buf[256];
-  snprintf(buf, sizeof buf, "%s, %d threads, %.1f GiB", cpu_model_name().c_str(), hardware_threads(), gib);
+  snprintf(buf, sizeof buf, "%s (%s), %d threads, %.1f GiB", cpu_model_name().c_str(),
+           this_machine().short_name().c_str(), hardware_threads(), gib);
   return buf;
 }
 
