@@ -37,7 +37,7 @@ std::string resolved_tlp_model(const BenchOptions &o) {
     return shipped.path;
   }
   for (const std::string &p : split_name_list(o.policies))
-    if (p == "tlp")
+    if (p == "tlp" || p == "tlp-frozen")
       throw std::runtime_error("the tlp policy needs a pretrained model, and none ships for target '" + o.runs.target +
                                "': give --model FILE (see 'tlptune train')");
   return o.model;
@@ -102,8 +102,8 @@ void add_run_options(CLI::App &cmd, BenchOptions &o) {
   cmd.add_option("--suite", o.suite, "A suite name (examples/suites/NAME.json) or a suite file")->capture_default_str();
   cmd.add_option("--suites-dir", o.suites_dir, "Where suite names are looked up (default: examples/suites)");
   cmd.add_option("--policies", o.policies,
-                  "Comma-separated: random, evolutionary (model learns nothing), tlp (pretrained --model), "
-                  "tlp-online (model trained from scratch), LABEL=MODEL_FILE (guided by that model; A.tlpm+B.tlpm "
+                  "Comma-separated: random, evolutionary (model learns nothing), tlp (pretrained --model, "
+                  "fine-tuned online), tlp-frozen (pretrained --model as it is), tlp-online (model trained from scratch), LABEL=MODEL_FILE (guided by that model; A.tlpm+B.tlpm "
                   "joins several as one ensemble). The report compares each with random, or with the first one given "
                   "when random does not run")
       ->capture_default_str();

@@ -31,15 +31,19 @@ namespace {
 namespace fs = std::filesystem;
 
 // The policies a benchmark knows, as data: name, tuning policy, cost model
-// (empty: the --model file).
+// (empty: the --model file), fine-tuning epochs per round (-1: --update-epochs).
 struct KnownPolicy {
-  const char *name, *policy, *model, *what;
+  const char *name, *policy, *model;
+  int update_epochs;
+  const char *what;
 };
 constexpr KnownPolicy kPolicies[] = {
-    {"random", "random", "random", "uniform samples of the schedule space"},
-    {"evolutionary", "evolutionary", "random", "evolutionary search with a model that learns nothing"},
-    {"tlp", "evolutionary", "", "evolutionary search guided by the pretrained TLP model (--model)"},
-    {"tlp-online", "evolutionary", "none", "evolutionary search with a TLP model trained online from scratch"},
+    {"random", "random", "random", -1, "uniform samples of the schedule space"},
+    {"evolutionary", "evolutionary", "random", -1, "evolutionary search with a model that learns nothing"},
+    {"tlp", "evolutionary", "", -1, "evolutionary search guided by the pretrained TLP model (--model), fine-tuned online"},
+    {"tlp-frozen", "evolutionary", "", 0,
+     "the same with the pretrained model as it is, never fine-tuned on the run's measurements"},
+    {"tlp-online", "evolutionary", "none", -1, "evolutionary search with a TLP model trained online from scratch"},
 };
 
 std::string iso_date() {
@@ -141,6 +145,7 @@ PolicyResult run_once(const BenchOptions &o, const RunPlan &plan, const std::ato
   t.trials = plan.trials;
   t.policy = plan.policy.policy;
   t.model = plan.policy.model;
+  if (plan.policy.update_epochs >= 0) t.update_epochs = plan.policy.update_epochs;
   t.seed = uint64_t(plan.seed);
   t.log_path = log;
   t.final_top = 0;  // the bench measures every run's best again itself, side by side across runs (finals/)
@@ -391,7 +396,7 @@ std::vector<BenchPolicy> parse_bench_policies(const std::string &csv, const std:
       throw std::runtime_error("unknown policy '" + name + "'; the known ones are:" + list +
                                "\n  LABEL=MODEL_FILE: the evolutionary search guided by that model");
     }
-    out.push_back({known->name, known->policy, *known->model ? known->model : tlp_model});
+    out.push_back({known->name, known->policy, *known->model ? known->model : tlp_model, known->update_epochs});
   }
   if (out.empty()) throw std::runtime_error("--policies is empty; give e.g. random,evolutionary,tlp");
   return out;

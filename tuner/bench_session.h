@@ -31,6 +31,7 @@ struct BenchPolicy {
   std::string name;    // as in reports: random, evolutionary, tlp, tlp-online
   std::string policy;  // TuneOptions::policy
   std::string model;   // TuneOptions::model
+  int update_epochs = -1;  // TuneOptions::update_epochs for this policy; -1: the bench's --update-epochs
 };
 
 // "random,tlp" -> the policies; `tlp_model` is the model file the tlp policy uses.

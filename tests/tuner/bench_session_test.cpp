@@ -29,6 +29,15 @@ TEST(BenchPolicies, NamesMapToPolicyAndModel) {
   EXPECT_EQ(p[2].model, "none");
 }
 
+TEST(BenchPolicies, TlpFrozenIsThePretrainedModelNeverFineTuned) {
+  const auto p = parse_bench_policies("tlp,tlp-frozen", "m.tlpm");
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[0].update_epochs, -1);
+  EXPECT_EQ(p[1].model, "m.tlpm");
+  EXPECT_EQ(p[1].policy, "evolutionary");
+  EXPECT_EQ(p[1].update_epochs, 0);
+}
+
 TEST(BenchPolicies, LabelEqualsFileIsTheSearchGuidedByThatModel) {
   const auto p = parse_bench_policies("random,mtl=models/mtl.tlpm,tlp7=/tmp/a=b.tlpm", "m.tlpm");
   ASSERT_EQ(p.size(), 3u);
