@@ -21,6 +21,8 @@
 
 #include "codegen/workload.h"
 #include "measure/cpu_interference.h"
+#include "measure/machine_identity.h"
+#include "measure/platform.h"
 #include "search/schedule.h"
 #include "tests/tuner/cli_test_util.h"
 
@@ -162,6 +164,44 @@ TEST(Cli, TuneLogsEveryTrialResumesWithoutRemeasuringAndReplays) {
   EXPECT_TRUE(fs::exists(kdir + "/matmul_M64_N48_K32.a"));
   EXPECT_TRUE(fs::exists(kdir + "/matmul_M64_N48_K32.h"));
   EXPECT_NE(read_file(kdir + "/schedule.cc").find(".parallel("), std::string::npos);
+}
+
+TEST(Cli, ALogOlderThanMachineNamesIsReusedOnlyOnceAliased) {
+  TempDir d;
+  const std::string log = d / "l.jsonl";
+  const std::string op =
+      "--op matmul:M=64,N=48,K=32 --batch 2 --no-progress --min-seconds 0.01 --final-top 0 --log " + quote(log);
+  ASSERT_EQ(tlptune("tune --trials 4 " + op).code, 0);
+  // Rewrite the log as a format-2 log would read: the brand string for the machine, no "machine".
+  std::string old_lines;
+  for (nlohmann::json r : read_records(log)) {
+    EXPECT_TRUE(r.contains("machine"));
+    r.erase("machine");
+    r["v"] = 2;
+    r["platform"] = tlp::with_platform_machine(r["platform"].get<std::string>(), "Old CPU");
+    old_lines += r.dump() + "\n";
+  }
+  std::ofstream(log, std::ios::trunc) << old_lines;
+  const std::string copy = d / "copy.jsonl";
+  std::ofstream(copy) << old_lines;
+
+  CliRun aliased = tlptune("tune --trials 4 --resume --platform-alias 'Old CPU=host' --op matmul:M=64,N=48,K=32 "
+                           "--no-progress --final-top 0 --log " + quote(copy));
+  ASSERT_EQ(aliased.code, 0) << aliased.output;
+  EXPECT_EQ(read_records(copy).size(), 4u) << "aliased, the old records count toward --trials";
+  EXPECT_NE(aliased.output.find("4 known from the log"), std::string::npos) << aliased.output;
+
+  CliRun resumed = tlptune("tune --trials 4 --resume " + op);
+  ASSERT_EQ(resumed.code, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("holds records of other machines ('Old CPU': 4)"), std::string::npos)
+      << resumed.output;
+  EXPECT_NE(resumed.output.find("--platform-alias 'Old CPU=host'"), std::string::npos) << resumed.output;
+  EXPECT_EQ(read_records(log).size(), 8u) << "the old records were taken for this machine's";
+
+  CliRun show = tlptune("show " + quote(log));
+  ASSERT_EQ(show.code, 0) << show.output;
+  EXPECT_NE(show.output.find("microarchitecture unknown"), std::string::npos) << show.output;
+  EXPECT_NE(show.output.find("machine   " + tlp::this_machine().microarchitecture), std::string::npos) << show.output;
 }
 
 double median_of(std::vector<double> v) {
