@@ -14,5 +14,6 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   libcli11-dev nlohmann-json3-dev \
   libgtest-dev \
   libopenblas-dev libdnnl-dev \
+  libonnx-dev libprotobuf-dev \
   ocl-icd-opencl-dev >/dev/null
 echo "tlptune dependencies are installed"

@@ -14,7 +14,8 @@ int main(int argc, char **argv) {
       "             tlptune tune --op matmul:M=512,N=512,K=512 --trials 64 --log matmul.jsonl\n"
       "             tlptune show matmul.jsonl\n"
       "             tlptune replay matmul.jsonl --out kernels/\n"
-      "             tlptune bench --suite quick --out bench-quick   (policies side by side)"};
+      "             tlptune bench --suite quick --out bench-quick   (policies side by side)\n"
+      "             tlptune tasks model.onnx --out model.json       (a network's tasks, from ONNX)"};
   app.require_subcommand(1);
   app.set_version_flag("--version", tlp::kTlptuneVersion);
   std::vector<tlp::Command> commands = {tlp::add_tune_command(app), tlp::add_show_command(app),
@@ -22,7 +23,8 @@ int main(int argc, char **argv) {
                                         tlp::add_collect_command(app), tlp::add_measure_command(app),
                                         tlp::add_train_command(app), tlp::add_eval_command(app),
                                         tlp::add_peers_command(app), tlp::add_bench_command(app),
-                                        tlp::add_bundle_command(app), tlp::add_bundle_import_command(app)};
+                                        tlp::add_bundle_command(app), tlp::add_bundle_import_command(app),
+                                        tlp::add_tasks_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
