@@ -4,11 +4,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <memory>
 
 #include <nlohmann/json.hpp>
 
 #include "codegen/workload.h"
+#include "frontend/onnx_graph.h"
+#include "frontend/onnx_tasks.h"
 #include "tuner/command.h"
 #include "tuner/interrupt.h"
 #include "tuner/measure_settings_options.h"
@@ -222,6 +225,32 @@ int run_tune(TuneOptions &o, const std::string &network, const std::string &plat
   return kExitOk;
 }
 
+// An ONNX model to tune (--onnx) and the shapes of its dynamic inputs.
+struct OnnxSource {
+  std::string model;
+  std::vector<std::string> inputs;
+};
+
+// Extracts the model's tasks and writes their network file beside the log.
+std::string network_file_of(const OnnxSource &src, const std::string &log_path) {
+  if (log_path.empty()) throw std::runtime_error("--onnx needs --log (the network file is written beside it)");
+  std::map<std::string, TensorShape> shapes;
+  for (const std::string &text : src.inputs) shapes.insert(parse_input_shape(text));
+  const ExtractedNetwork n = extract_tasks(read_onnx_graph(src.model, shapes));
+  if (n.tasks.empty()) throw std::runtime_error(src.model + ": no node maps to a tlptune operator ('tlptune tasks " +
+                                                src.model + "' lists them)");
+  std::string path = log_path;
+  if (path.size() > 6 && path.compare(path.size() - 6, 6, ".jsonl") == 0) path.resize(path.size() - 6);
+  path += ".network.json";
+  std::ofstream f(path);
+  if (!f) throw std::runtime_error("cannot write '" + path + "'");
+  f << network_file_json(n).dump(2) << "\n";
+  printf("%s: %zu tasks, %.1f%% of the model's FLOPs ('tlptune tasks' lists them); network file %s\n",
+         src.model.c_str(), n.tasks.size(), n.total_flops > 0 ? 100.0 * n.mapped_flops / n.total_flops : 0.0,
+         path.c_str());
+  return path;
+}
+
 }  // namespace
 
 Command add_tune_command(CLI::App &app) {
@@ -245,18 +274,23 @@ Command add_tune_command(CLI::App &app) {
                   "--plan-share of the trials, the rest tune each operator in the layout it runs in there, and the "
                   "plan is drawn up again at the end")
       ->capture_default_str()
-      ->check(CLI::IsMember({"fixed", "any"}))
-      ->needs(network_opt);
+      ->check(CLI::IsMember({"fixed", "any"}));
   sub->add_option("--plan-share", o->layout_plan_share,
                   "With --layouts any: the share of --trials spent with every layout free before the first plan")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1.0))
-      ->needs(network_opt);
+      ->check(CLI::Range(0.0, 1.0));
   sub->add_option("--conversion-trials", o->conversion_trials,
                   "With --layouts any: trials to tune each layout conversion the plan prices (beyond --trials)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber)
-      ->needs(network_opt);
+      ->check(CLI::PositiveNumber);
+  auto onnx = std::make_shared<OnnxSource>();
+  sub->add_option("--onnx", onnx->model,
+                  "Tune every task of an ONNX model, as 'tlptune tasks' extracts them; their network file is written "
+                  "beside --log (LOG.network.json) for later runs")
+      ->excludes(op_opt)
+      ->excludes(network_opt);
+  sub->add_option("--input", onnx->inputs,
+                  "With --onnx: NAME=DIMxDIM..., the shape of an input with symbolic dimensions (a dynamic batch)");
   auto *target_opt =
       sub->add_option("--target", o->target, "Compile target: host, or a Halide target string such as x86-64-linux-avx2")
           ->capture_default_str();
@@ -288,8 +322,13 @@ Command add_tune_command(CLI::App &app) {
   add_measure_settings_options(*sub, o->measure);
   sub->add_option("--work-dir", o->work_dir, "Keep build artifacts here (default: a temporary folder, removed at the end)");
   sub->add_flag("!--no-progress", o->progress, "Do not draw the progress bar");
-  c.run = [o, json_path, network, platform] {
-    return run_tune(*o, *network, *platform, *json_path);
+  c.run = [o, json_path, network, platform, onnx, sub] {
+    for (const char *name : {"--layouts", "--plan-share", "--conversion-trials"})
+      if (sub->count(name) && network->empty() && onnx->model.empty())
+        throw std::runtime_error(std::string(name) + " applies to a network: give --network FILE or --onnx MODEL");
+    if (!onnx->inputs.empty() && onnx->model.empty()) throw std::runtime_error("--input applies to --onnx MODEL");
+    const std::string from_onnx = onnx->model.empty() ? std::string() : network_file_of(*onnx, o->log_path);
+    return run_tune(*o, from_onnx.empty() ? *network : from_onnx, *platform, *json_path);
   };
   return c;
 }

@@ -51,5 +51,27 @@ TEST(TasksCommand, PrintsTheTasksAndWhatIsNotMappedAndWritesANetworkFile) {
   EXPECT_FALSE(std::filesystem::exists(d / "none.json"));
 }
 
+TEST(TasksCommand, TuneOnnxTunesTheModelsTasksAndKeepsTheirNetworkFileBesideTheLog) {
+  TempDir d;
+  OnnxGraphBuilder b;
+  b.input("x", {-1, 8, 8, 8});
+  std::string y = b.conv("a", "x", 8, 8, 3, 1, 1, false, true);
+  y = b.conv("b", y, 8, 16, 1, 1, 0, false, false);
+  b.output(y);
+  const std::string model = b.save(d / "tiny.onnx");
+  const std::string log = d / "tiny.jsonl";
+  const auto r = tlptune("tune --onnx " + quote(model) + " --input x=1x8x8x8 --trials 4 --batch 2 --policy random "
+                         "--final-top 0 --min-seconds 0.01 --no-progress --log " + quote(log));
+  ASSERT_EQ(r.code, 0) << r.output;
+  const NetworkSpec spec = read_network_spec(d / "tiny.network.json");
+  ASSERT_EQ(spec.tasks.size(), 2u);
+  EXPECT_EQ(spec.tasks[0].op, "conv2d_bias_relu:N=1,C=8,H=8,W=8,K=8,R=3,S=3,stride=1,pad=1");
+  EXPECT_NE(r.output.find("estimated network latency"), std::string::npos) << r.output;
+  EXPECT_EQ(testing::read_json_lines(log).size(), 4u);
+  const auto both = tlptune("tune --onnx " + quote(model) + " --network x.json --log " + quote(log));
+  EXPECT_NE(both.code, 0);
+  EXPECT_NE(both.output.find("excludes"), std::string::npos) << both.output;
+}
+
 }  // namespace
 }  // namespace tlp
