@@ -47,6 +47,7 @@ class Mapper {
     if (n.op_type == "Softmax") return softmax(i);
     if (n.op_type == "LayerNormalization") return layernorm(i);
     if (n.op_type == "MaxPool") return max_pool(i);
+    if (n.op_type == "GlobalAveragePool") return global_avg_pool(i);
     return refused("no tlptune operator for " + n.op_type);
   }
 
@@ -253,6 +254,15 @@ class Mapper {
     Mapping m{"max_pool2d:" + param("N", (*x)[0]) + "," + param("C", (*x)[1]) + "," + param("H", (*x)[2]) + "," +
                   param("W", (*x)[3]) + "," + param("R", k[0]) + "," + param("S", k[1]) + "," +
                   param("stride", *stride) + "," + param("pad", *pad),
+              {i}, flops(i)};
+    return {m, ""};
+  }
+
+  Attempt global_avg_pool(size_t i) const {
+    const TensorShape *x = shape(g_.nodes[i], 0);
+    if (!x || x->size() != 4) return refused("GlobalAveragePool that is not 2-D");
+    Mapping m{"global_avg_pool2d:" + param("N", (*x)[0]) + "," + param("C", (*x)[1]) + "," + param("H", (*x)[2]) + "," +
+                  param("W", (*x)[3]),
               {i}, flops(i)};
     return {m, ""};
   }

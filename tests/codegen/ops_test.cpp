@@ -52,6 +52,11 @@ TEST(Ops, MaxPool2dMatchesReference) {
 // Every channel-blocked layout, for every operator that has one, with and without
 // padding, strides and dilation: the kernel (weights packed by the operator's own
 // packing pipeline) matches the plain reference (converting layouts in the check).
+TEST(Ops, GlobalAvgPool2dMatchesReference) {
+  expect_matches_reference("global_avg_pool2d:N=2,C=5,H=7,W=6");
+  expect_matches_reference("global_avg_pool2d:N=1,C=64,H=3,W=3");
+}
+
 TEST(Ops, EveryBlockedLayoutMatchesTheReference) {
   for (const char *layout : {"NCHW8c", "NCHW16c", "NCHW32c"}) {
     const std::string l = std::string(",layout=") + layout;

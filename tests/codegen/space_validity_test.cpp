@@ -31,7 +31,8 @@ const char *kOperators[] = {"matmul",
                             "conv2d_bias_relu",
                             "softmax",
                             "layernorm",
-                            "max_pool2d"};
+                            "max_pool2d",
+                            "global_avg_pool2d"};
 
 class SpaceValidity : public ::testing::TestWithParam<const char *> {};
 
