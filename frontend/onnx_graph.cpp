@@ -158,6 +158,10 @@ OnnxGraph read_onnx_graph(const std::string &path, const std::map<std::string, T
   onnx::ModelProto model;
   if (!model.ParseFromIstream(&f) || !model.has_graph())
     fail(path, "is not an ONNX model, or is truncated (it does not parse as an ONNX ModelProto)");
+  if (model.ir_version() > onnx::Version::IR_VERSION)
+    fail(path, "IR version " + std::to_string(model.ir_version()) + " is newer than this ONNX library reads (up to " +
+                   std::to_string(int(onnx::Version::IR_VERSION)) + "): export the model with an older IR version (e.g. "
+                   "torch.onnx.export with opset 17 or older, or onnx.helper's ir_version)");
   const int64_t opset = default_opset(model);
   const auto &range = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
   const int64_t newest = range.count("") ? range.at("").second : 0;

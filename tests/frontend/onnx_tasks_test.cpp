@@ -224,6 +224,14 @@ TEST(OnnxTasks, EveryBadFileIsOneErrorNamingTheFileAndWhatToDo) {
   const std::string e = import_error(future.save(d / "future.onnx"));
   EXPECT_NE(e.find("opset 99 is newer than this ONNX library knows"), std::string::npos) << e;
 
+  OnnxGraphBuilder newer_ir;
+  newer_ir.input("x", {1, 8});
+  newer_ir.node("Relu", {"x"}, {"y"}, "r");
+  newer_ir.output("y", 2);
+  newer_ir.model().set_ir_version(99);
+  const std::string ir = import_error(newer_ir.save(d / "ir.onnx"));
+  EXPECT_NE(ir.find("IR version 99 is newer than this ONNX library reads"), std::string::npos) << ir;
+
   OnnxGraphBuilder unknown;
   unknown.input("x", {1, 8});
   unknown.node("NoSuchOp", {"x"}, {"y"}, "odd");
