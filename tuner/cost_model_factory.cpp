@@ -55,8 +55,9 @@ std::unique_ptr<CostModel> make_cost_model(const std::string &spec, const std::s
   const bool mtl = !read_tlp_model_info(spec).platforms.empty();
   auto model = make_tlp_cost_model(spec, mtl ? platform : "", options);
   if (!platform.empty() && !model->info().platform.empty() && model->info().platform != platform)
-    fprintf(stderr, "note: %s was trained on '%s'; this is '%s' (online fine-tuning adapts it)\n", spec.c_str(),
-            model->info().platform.c_str(), platform.c_str());
+    fprintf(stderr, "note: %s was trained on '%s'; this is '%s' (%s)\n", spec.c_str(),
+            model->info().platform.c_str(), platform.c_str(),
+            update_epochs == 0 ? "used as it is: no online fine-tuning" : "online fine-tuning adapts it");
   return model;
 }
 

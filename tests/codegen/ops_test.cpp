@@ -423,7 +423,7 @@ TEST(Workload, LibraryKindsAreUniqueAndDefaultsAreValid) {
     EXPECT_EQ(&find_op(info.kind), &info);
     EXPECT_FALSE(info.help.empty());
   }
-  EXPECT_EQ(kinds.size(), 10u);
+  EXPECT_EQ(kinds.size(), 11u);
 }
 
 }  // namespace
