@@ -48,6 +48,7 @@ class Mapper {
     if (n.op_type == "LayerNormalization") return layernorm(i);
     if (n.op_type == "MaxPool") return max_pool(i);
     if (n.op_type == "GlobalAveragePool") return global_avg_pool(i);
+    if (n.op_type == "AveragePool") return avg_pool(i);
     return refused("no tlptune operator for " + n.op_type);
   }
 
@@ -254,6 +255,24 @@ class Mapper {
     Mapping m{"max_pool2d:" + param("N", (*x)[0]) + "," + param("C", (*x)[1]) + "," + param("H", (*x)[2]) + "," +
                   param("W", (*x)[3]) + "," + param("R", k[0]) + "," + param("S", k[1]) + "," +
                   param("stride", *stride) + "," + param("pad", *pad),
+              {i}, flops(i)};
+    return {m, ""};
+  }
+
+  Attempt avg_pool(size_t i) const {
+    const OnnxNode &n = g_.nodes[i];
+    const TensorShape *x = shape(n, 0);
+    const auto k = n.ints_attr("kernel_shape");
+    if (!x || x->size() != 4 || k.size() != 2) return refused("AveragePool that is not 2-D");
+    const auto stride = square(n.ints_attr("strides"), 1);
+    const auto pad = symmetric_pad(n);
+    if (!stride || !pad || n.int_attr("ceil_mode", 0) != 0)
+      return refused("AveragePool with uneven strides or padding, or ceil_mode (not built)");
+    if (*pad * 2 > std::min(k[0], k[1])) return refused("AveragePool padded by more than half its window");
+    Mapping m{"avg_pool2d:" + param("N", (*x)[0]) + "," + param("C", (*x)[1]) + "," + param("H", (*x)[2]) + "," +
+                  param("W", (*x)[3]) + "," + param("R", k[0]) + "," + param("S", k[1]) + "," +
+                  param("stride", *stride) + "," + param("pad", *pad) + "," +
+                  param("count_pad", n.int_attr("count_include_pad", 0) ? 1 : 0),
               {i}, flops(i)};
     return {m, ""};
   }

@@ -57,7 +57,7 @@ Command add_tasks_command(CLI::App &app) {
   c.app->add_option("--out", o->out, "Write the tasks as a network file that 'tlptune tune --network' reads");
   c.app->footer(
       "Convolutions (with BatchNormalization and Relu fused), MatMul and Gemm (with a bias Add and Relu fused), "
-      "Softmax, LayerNormalization, MaxPool and GlobalAveragePool become tasks; identical ones become one task weighted by how often "
+      "Softmax, LayerNormalization, MaxPool, AveragePool and GlobalAveragePool become tasks; identical ones become one task weighted by how often "
       "it occurs. What is not mapped is listed with its share of the model's FLOPs.\n\n"
       "Example:\n  tlptune tasks resnet50.onnx --input data=1x3x224x224 --out resnet50.json\n"
       "  tlptune tune --network resnet50.json --trials 2000 --log resnet50.jsonl");

@@ -24,6 +24,7 @@ std::unique_ptr<Operator> make_softmax(const Workload &w);
 std::unique_ptr<Operator> make_layernorm(const Workload &w);
 std::unique_ptr<Operator> make_max_pool2d(const Workload &w);
 std::unique_ptr<Operator> make_global_avg_pool2d(const Workload &w);
+std::unique_ptr<Operator> make_avg_pool2d(const Workload &w);
 std::unique_ptr<Operator> make_layout_convert(const Workload &w);
 
 // A Func named exactly `name`. Func(name) would append "$N" to a name already used in

@@ -52,6 +52,12 @@ TEST(Ops, MaxPool2dMatchesReference) {
 // Every channel-blocked layout, for every operator that has one, with and without
 // padding, strides and dilation: the kernel (weights packed by the operator's own
 // packing pipeline) matches the plain reference (converting layouts in the check).
+TEST(Ops, AvgPool2dMatchesReferenceCountingPaddingOrNot) {
+  expect_matches_reference("avg_pool2d:N=2,C=3,H=15,W=14,R=3,S=3,stride=2,pad=1,count_pad=1");
+  expect_matches_reference("avg_pool2d:N=1,C=4,H=9,W=9,R=3,S=3,stride=1,pad=1,count_pad=0");
+  expect_matches_reference("avg_pool2d:N=1,C=2,H=8,W=8,R=2,S=2,stride=2,pad=0");
+}
+
 TEST(Ops, GlobalAvgPool2dMatchesReference) {
   expect_matches_reference("global_avg_pool2d:N=2,C=5,H=7,W=6");
   expect_matches_reference("global_avg_pool2d:N=1,C=64,H=3,W=3");
@@ -423,7 +429,7 @@ TEST(Workload, LibraryKindsAreUniqueAndDefaultsAreValid) {
     EXPECT_EQ(&find_op(info.kind), &info);
     EXPECT_FALSE(info.help.empty());
   }
-  EXPECT_EQ(kinds.size(), 11u);
+  EXPECT_EQ(kinds.size(), 12u);
 }
 
 }  // namespace

@@ -32,7 +32,8 @@ const char *kOperators[] = {"matmul",
                             "softmax",
                             "layernorm",
                             "max_pool2d",
-                            "global_avg_pool2d"};
+                            "global_avg_pool2d",
+                            "avg_pool2d:count_pad=0"};
 
 class SpaceValidity : public ::testing::TestWithParam<const char *> {};
 
