@@ -6,11 +6,11 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "measure/microarchitecture.h"
+#include "measure/platform.h"
 
 namespace tlp {
 
@@ -191,8 +191,7 @@ MachineIdentity this_machine() {
   std::ifstream f("/proc/cpuinfo");
   std::stringstream text;
   text << f.rdbuf();
-  const unsigned n = std::thread::hardware_concurrency();
-  return parse_machine_identity(text.str(), "/sys/devices/system/cpu/cpu0/cache", n == 0 ? 1 : int(n));
+  return parse_machine_identity(text.str(), "/sys/devices/system/cpu/cpu0/cache", hardware_threads());
 }
 
 }  // namespace tlp

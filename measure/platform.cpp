@@ -1,6 +1,5 @@
 #include "measure/platform.h"
 
-#include <fstream>
 #include <thread>
 
 #include "measure/machine_identity.h"
@@ -22,17 +21,8 @@ bool machine_span(const std::string &platform, size_t &begin, size_t &end) {
 }  // namespace
 
 std::string cpu_model_name() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.rfind("model name", 0) != 0) continue;
-    const size_t colon = line.find(':');
-    if (colon == std::string::npos) break;
-    std::string name = line.substr(colon + 1);
-    const size_t start = name.find_first_not_of(" \t");
-    return start == std::string::npos ? "unknown-cpu" : name.substr(start);
-  }
-  return "unknown-cpu";
+  const std::string name = this_machine().cpu_name;
+  return name.empty() ? "unknown-cpu" : name;
 }
 
 int hardware_threads() {

@@ -67,8 +67,9 @@ std::string machine_description() {
     mem.ignore(1 << 10, '\n');
   }
   char buf[256];
-  snprintf(buf, sizeof buf, "%s (%s), %d threads, %.1f GiB", cpu_model_name().c_str(),
-           this_machine().short_name().c_str(), hardware_threads(), gib);
+  const MachineIdentity machine = this_machine();
+  snprintf(buf, sizeof buf, "%s (%s), %d threads, %.1f GiB", machine.cpu_name.c_str(), machine.short_name().c_str(),
+           hardware_threads(), gib);
   return buf;
 }
 
