@@ -1,6 +1,7 @@
 #include "frontend/onnx_tasks.h"
 
 #include <algorithm>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -347,6 +348,25 @@ nlohmann::json network_file_json(const ExtractedNetwork &n) {
           {"description", "Tuning tasks of " + n.source + ", imported by tlptune"},
           {"notes", notes},
           {"tasks", tasks}};
+}
+
+}  // namespace tlp
+
+namespace tlp {
+
+ExtractedNetwork import_onnx_tasks(const std::string &model, const std::vector<std::string> &input_shapes) {
+  std::map<std::string, TensorShape> shapes;
+  for (const std::string &text : input_shapes) shapes.insert(parse_input_shape(text));
+  ExtractedNetwork n = extract_tasks(read_onnx_graph(model, shapes));
+  if (n.tasks.empty())
+    throw OnnxImportError(model + ": no node maps to a tlptune operator ('tlptune tasks " + model + "' lists them)");
+  return n;
+}
+
+void write_network_file(const ExtractedNetwork &network, const std::string &path) {
+  std::ofstream f(path);
+  if (!f) throw std::runtime_error("cannot write '" + path + "'");
+  f << network_file_json(network).dump(2) << "\n";
 }
 
 }  // namespace tlp

@@ -42,4 +42,11 @@ ExtractedNetwork extract_tasks(const OnnxGraph &graph);
 // reads; each task also lists its ONNX nodes ("onnx_nodes").
 nlohmann::json network_file_json(const ExtractedNetwork &network);
 
+// read_onnx_graph then extract_tasks, with input shapes as the command line
+// gives them ("data=1x3x224x224"). Throws OnnxImportError, also when no node maps.
+ExtractedNetwork import_onnx_tasks(const std::string &model, const std::vector<std::string> &input_shapes);
+
+// Writes network_file_json(network) to `path`; throws std::runtime_error if it cannot.
+void write_network_file(const ExtractedNetwork &network, const std::string &path);
+
 }  // namespace tlp

@@ -1,12 +1,7 @@
 // tlptune tasks: the tuning tasks of an ONNX model, as a network file.
 #include <cstdio>
-#include <fstream>
-#include <map>
 #include <memory>
 
-#include <nlohmann/json.hpp>
-
-#include "frontend/onnx_graph.h"
 #include "frontend/onnx_tasks.h"
 #include "tuner/command.h"
 
@@ -62,16 +57,10 @@ Command add_tasks_command(CLI::App &app) {
       "Example:\n  tlptune tasks resnet50.onnx --input data=1x3x224x224 --out resnet50.json\n"
       "  tlptune tune --network resnet50.json --trials 2000 --log resnet50.jsonl");
   c.run = [o] {
-    std::map<std::string, TensorShape> shapes;
-    for (const std::string &text : o->inputs) shapes.insert(parse_input_shape(text));
-    const ExtractedNetwork n = extract_tasks(read_onnx_graph(o->model, shapes));
-    if (n.tasks.empty())
-      throw std::runtime_error(o->model + ": no node maps to a tlptune operator (see the list below with no --out)");
+    const ExtractedNetwork n = import_onnx_tasks(o->model, o->inputs);
     print_network(n);
     if (!o->out.empty()) {
-      std::ofstream f(o->out);
-      if (!f) throw std::runtime_error("cannot write '" + o->out + "'");
-      f << network_file_json(n).dump(2) << "\n";
+      write_network_file(n, o->out);
       printf("\nwrote %s: tune it with  tlptune tune --network %s --trials N --log LOG\n", o->out.c_str(),
              o->out.c_str());
     }

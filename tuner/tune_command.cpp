@@ -10,7 +10,6 @@
 #include <nlohmann/json.hpp>
 
 #include "codegen/workload.h"
-#include "frontend/onnx_graph.h"
 #include "frontend/onnx_tasks.h"
 #include "tuner/command.h"
 #include "tuner/interrupt.h"
@@ -234,17 +233,11 @@ struct OnnxSource {
 // Extracts the model's tasks and writes their network file beside the log.
 std::string network_file_of(const OnnxSource &src, const std::string &log_path) {
   if (log_path.empty()) throw std::runtime_error("--onnx needs --log (the network file is written beside it)");
-  std::map<std::string, TensorShape> shapes;
-  for (const std::string &text : src.inputs) shapes.insert(parse_input_shape(text));
-  const ExtractedNetwork n = extract_tasks(read_onnx_graph(src.model, shapes));
-  if (n.tasks.empty()) throw std::runtime_error(src.model + ": no node maps to a tlptune operator ('tlptune tasks " +
-                                                src.model + "' lists them)");
+  const ExtractedNetwork n = import_onnx_tasks(src.model, src.inputs);
   std::string path = log_path;
   if (path.size() > 6 && path.compare(path.size() - 6, 6, ".jsonl") == 0) path.resize(path.size() - 6);
   path += ".network.json";
-  std::ofstream f(path);
-  if (!f) throw std::runtime_error("cannot write '" + path + "'");
-  f << network_file_json(n).dump(2) << "\n";
+  write_network_file(n, path);
   printf("%s: %zu tasks, %.1f%% of the model's FLOPs ('tlptune tasks' lists them); network file %s\n",
          src.model.c_str(), n.tasks.size(), n.total_flops > 0 ? 100.0 * n.mapped_flops / n.total_flops : 0.0,
          path.c_str());
