@@ -1,5 +1,6 @@
 #include "codegen/kernel_compiler.h"
 
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -82,21 +83,56 @@ void compile_runtime_object(const Halide::Target &target, const std::string &obj
   Halide::compile_standalone_runtime(object_path, target.without_feature(Halide::Target::NoRuntime));
 }
 
-void link_shared_library(const std::vector<std::string> &objects, const std::string &library_path) {
-  std::string cmd = "c++ -shared -o " + shell_quote(library_path);
-  for (const auto &o : objects) cmd += " " + shell_quote(o);
-  cmd += " -lpthread -ldl 2>&1";
-  FILE *p = popen(cmd.c_str(), "r");
-  if (!p) throw std::runtime_error("cannot run the linker (c++): is a C++ compiler installed?");
+namespace {
+
+// Runs a shell command; throws with its output when it fails.
+void run_tool(const std::string &cmd, const std::string &what, const std::string &missing_hint) {
+  FILE *p = popen((cmd + " 2>&1").c_str(), "r");
+  if (!p) throw std::runtime_error("cannot run " + missing_hint);
   std::string output;
   char buf[512];
   while (size_t n = fread(buf, 1, sizeof buf, p)) output.append(buf, n);
-  if (pclose(p) != 0) throw std::runtime_error("linking " + library_path + " failed: " + output);
+  if (pclose(p) != 0) throw std::runtime_error(what + " failed: " + output);
+}
+
+}  // namespace
+
+void link_shared_library(const std::vector<std::string> &objects, const std::string &library_path) {
+  std::string cmd = "c++ -shared -o " + shell_quote(library_path);
+  for (const auto &o : objects) cmd += " " + shell_quote(o);
+  run_tool(cmd + " -lpthread -ldl", "linking " + library_path, "the linker (c++): is a C++ compiler installed?");
+}
+
+void archive_static_library(const std::vector<std::string> &objects, const std::string &library_path) {
+  // D: no timestamps or owners in the archive, so an export is reproducible.
+  std::string cmd = "ar rcsD " + shell_quote(library_path);
+  for (const auto &o : objects) cmd += " " + shell_quote(o);
+  run_tool(cmd, "archiving " + library_path, "ar: install binutils");
 }
 
 void compile_static_library(const LoweredKernel &k, const Halide::Target &target, const std::string &prefix,
                             const std::string &fn_name) {
   pipeline_of(k).compile_to_static_library(prefix, k.arguments(), fn_name, target.without_feature(Halide::Target::NoRuntime));
+  name_include_guard_after_entry(prefix + ".h", fn_name);
+}
+
+void name_include_guard_after_entry(const std::string &header_path, const std::string &fn_name) {
+  std::string text;
+  {
+    std::ifstream f(header_path, std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    text = ss.str();
+  }
+  const std::string ifndef = "#ifndef ";
+  if (text.compare(0, ifndef.size(), ifndef) != 0) return;  // not the layout Halide writes: leave it
+  const std::string old_guard = text.substr(ifndef.size(), text.find('\n') - ifndef.size());
+  std::string guard = "TLPTUNE_";
+  for (char c : fn_name) guard += char(std::isalnum(static_cast<unsigned char>(c)) ? std::toupper(c) : '_');
+  guard += "_H";
+  for (size_t at = text.find(old_guard); at != std::string::npos; at = text.find(old_guard, at + guard.size()))
+    text.replace(at, old_guard.size(), guard);
+  std::ofstream(header_path, std::ios::binary | std::ios::trunc) << text;
 }
 
 }  // namespace tlp

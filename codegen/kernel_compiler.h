@@ -32,8 +32,17 @@ void compile_runtime_object(const Halide::Target &target, const std::string &obj
 // std::runtime_error with the linker's output on failure.
 void link_shared_library(const std::vector<std::string> &objects, const std::string &library_path);
 
-// Writes PREFIX.a and PREFIX.h (runtime included) for users to link.
+// Archives objects into a static library with `ar` (binutils). Throws
+// std::runtime_error with its output on failure.
+void archive_static_library(const std::vector<std::string> &objects, const std::string &library_path);
+
+// Writes PREFIX.a and PREFIX.h (runtime included) for users to link. The
+// header's include guard is named after fn_name, not after PREFIX's path.
 void compile_static_library(const LoweredKernel &k, const Halide::Target &target, const std::string &prefix,
                             const std::string &fn_name);
+
+// Halide derives a header's include guard from the path it was written to, which
+// would publish the exporting machine's folders; this renames it after fn_name.
+void name_include_guard_after_entry(const std::string &header_path, const std::string &fn_name);
 
 }  // namespace tlp

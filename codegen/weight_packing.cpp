@@ -1,5 +1,7 @@
 #include "codegen/weight_packing.h"
 
+#include "codegen/kernel_compiler.h"
+
 namespace tlp {
 
 std::string packing_entry(const std::string &kernel_entry, const PackedInput &p) {
@@ -33,8 +35,9 @@ std::vector<std::string> compile_packing_static_libraries(const Operator &op, co
   for (size_t j = 0; j < packed.size(); ++j) {
     LoweredPacking p = lower_packing(op, j);
     entries.push_back(packing_entry(kernel_entry, packed[j]));
-    Halide::Pipeline(p.packed).compile_to_static_library(prefix + "_pack" + std::to_string(packed[j].input), {p.user},
-                                                         entries.back(), packing_target(target));
+    const std::string lib = prefix + "_pack" + std::to_string(packed[j].input);
+    Halide::Pipeline(p.packed).compile_to_static_library(lib, {p.user}, entries.back(), packing_target(target));
+    name_include_guard_after_entry(lib + ".h", entries.back());
   }
   return entries;
 }

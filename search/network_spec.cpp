@@ -1,5 +1,6 @@
 #include "search/network_spec.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -82,6 +83,14 @@ NetworkTask read_task(const std::string &path, const json &t, size_t index) {
     task.weight = w->get<double>();
     if (!(task.weight > 0) || !std::isfinite(task.weight))
       fail(path, where + " (" + task.op + "): \"weight\" must be a number > 0, got " + w->dump());
+  }
+  auto nodes = t.find("onnx_nodes");
+  if (nodes != t.end()) {
+    const bool strings = nodes->is_array() && std::all_of(nodes->begin(), nodes->end(), [](const json &n) {
+                           return n.is_string();
+                         });
+    if (!strings) fail(path, where + " (" + task.op + "): \"onnx_nodes\" must be an array of node names, got " + nodes->dump());
+    task.onnx_nodes = nodes->get<std::vector<std::string>>();
   }
   return task;
 }

@@ -34,6 +34,7 @@ Command add_bench_command(CLI::App &app);
 Command add_bundle_command(CLI::App &app);
 Command add_bundle_import_command(CLI::App &app);
 Command add_tasks_command(CLI::App &app);
+Command add_export_command(CLI::App &app);
 
 // Exit codes shared by the subcommands.
 constexpr int kExitOk = 0;

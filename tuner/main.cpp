@@ -15,7 +15,9 @@ int main(int argc, char **argv) {
       "             tlptune show matmul.jsonl\n"
       "             tlptune replay matmul.jsonl --out kernels/\n"
       "             tlptune bench --suite quick --out bench-quick   (policies side by side)\n"
-      "             tlptune tasks model.onnx --out model.json       (a network's tasks, from ONNX)"};
+      "             tlptune tasks model.onnx --out model.json       (a network's tasks, from ONNX)\n"
+      "             tlptune tune --onnx model.onnx --trials 500 --log model.jsonl\n"
+      "             tlptune export model.jsonl --network model.jsonl.network.json --out model-kernels/"};
   app.require_subcommand(1);
   app.set_version_flag("--version", tlp::kTlptuneVersion);
   std::vector<tlp::Command> commands = {tlp::add_tune_command(app), tlp::add_show_command(app),
@@ -24,7 +26,7 @@ int main(int argc, char **argv) {
                                         tlp::add_train_command(app), tlp::add_eval_command(app),
                                         tlp::add_peers_command(app), tlp::add_bench_command(app),
                                         tlp::add_bundle_command(app), tlp::add_bundle_import_command(app),
-                                        tlp::add_tasks_command(app)};
+                                        tlp::add_tasks_command(app), tlp::add_export_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "codegen/kernel_compiler.h"
+#include "codegen/kernel_library.h"
 #include "codegen/lower.h"
 #include "codegen/operator.h"
 #include "codegen/target.h"
@@ -22,16 +23,6 @@ namespace tlp {
 namespace {
 
 namespace fs = std::filesystem;
-
-// "matmul:M=512,N=512,K=512" -> "matmul_M512_N512_K512": a folder and C name.
-std::string folder_name(const std::string &workload) {
-  std::string out;
-  for (char c : workload) {
-    if (std::isalnum(static_cast<unsigned char>(c))) out += c;
-    else if (c == ':' || c == ',') out += '_';
-  }
-  return out;
-}
 
 void check_output_dir(const std::string &dir) {
   std::error_code ec;
@@ -80,7 +71,7 @@ Command add_replay_command(CLI::App &app) {
       LoweredKernel k = lower_schedule(*op, dag, t.best->schedule, target);
       // One folder per task: numbered when the workload has several (see kernel.json for which).
       const int nth = ++seen[t.workload];
-      const std::string name = folder_name(t.workload) + (per_workload[t.workload] > 1 ? "_" + std::to_string(nth) : "");
+      const std::string name = workload_identifier(t.workload) + (per_workload[t.workload] > 1 ? "_" + std::to_string(nth) : "");
       const fs::path dir = fs::path(*out) / name;
       fs::create_directories(dir);
       compile_static_library(k, target, (dir / name).string(), name);

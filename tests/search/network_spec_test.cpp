@@ -168,6 +168,17 @@ TEST(ReadNetworkSpec, KeepsFileOrderAndDefaultsNameToTheFileStemAndWeightToOne) 
   EXPECT_EQ(spec.tasks[1].weight, 2.5);
 }
 
+TEST(ReadNetworkSpec, KeepsTheOnnxNodesEachTaskServesInOrder) {
+  TempDir dir;
+  const std::string p = dir.write("n.json", R"({"format": 1, "tasks": [
+      {"op": "conv2d_bias_relu:N=1,C=8,H=4,W=4,K=8", "onnx_nodes": ["/conv1/Conv", "/bn1/BatchNormalization", "/relu/Relu"]},
+      {"op": "softmax:M=4,N=8"}]})");
+  const NetworkSpec spec = read_network_spec(p);
+  EXPECT_EQ(spec.tasks.at(0).onnx_nodes,
+            (std::vector<std::string>{"/conv1/Conv", "/bn1/BatchNormalization", "/relu/Relu"}));
+  EXPECT_TRUE(spec.tasks.at(1).onnx_nodes.empty());
+}
+
 TEST(ReadNetworkSpec, DoesNotValidateTheOpSpecItself) {
   TempDir dir;
   const std::string p = dir.write("n.json", R"({"format": 1, "name": "x", "tasks": [{"op": "no_such_op:Q=1"}]})");
@@ -211,6 +222,8 @@ TEST(ReadNetworkSpec, EachMalformedFileIsRefusedWithAOneLineMessageNamingTheFaul
        {"tasks[2] repeats op 'softmax:M=4' of tasks[0]", "merge them"}},
       {"name not a string", R"({"format": 1, "name": 5, "tasks": [{"op": "softmax"}]})",
        {"\"name\" must be a string"}},
+      {"onnx_nodes not names", R"({"format": 1, "tasks": [{"op": "softmax", "onnx_nodes": ["a", 3]}]})",
+       {"tasks[0] (softmax)", "\"onnx_nodes\" must be an array of node names"}},
   };
   TempDir dir;
   for (const auto &c : cases) {

@@ -163,6 +163,8 @@ TEST(Cli, TuneLogsEveryTrialResumesWithoutRemeasuringAndReplays) {
   const std::string kdir = d / "out/matmul_M64_N48_K32";
   EXPECT_TRUE(fs::exists(kdir + "/matmul_M64_N48_K32.a"));
   EXPECT_TRUE(fs::exists(kdir + "/matmul_M64_N48_K32.h"));
+  EXPECT_EQ(read_file(kdir + "/matmul_M64_N48_K32.h").find(std::string(d / "out")), std::string::npos)
+      << "the header names the folder it was exported to";
   EXPECT_NE(read_file(kdir + "/schedule.cc").find(".parallel("), std::string::npos);
 }
 
