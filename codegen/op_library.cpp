@@ -41,6 +41,12 @@ std::vector<OpParamInfo> conv_params() {
   return p;
 }
 
+std::vector<OpParamInfo> residual_conv_params() {
+  std::vector<OpParamInfo> p = conv_params();
+  p.push_back(integer("relu", 1, "1: relu after the residual add; 0: none", 0));
+  return p;
+}
+
 std::vector<OpInfo> build_library() {
   return {
       {"matmul", "C = A x B (row-major, A is MxK, B is KxN)",
@@ -64,6 +70,14 @@ std::vector<OpInfo> build_library() {
        ops::make_dense_bias_relu},
       {"conv2d_bias_relu", "relu(conv2d + bias per output channel)", conv_params(),
        ops::make_conv2d_bias_relu},
+      {"conv2d_residual", "conv2d + bias per output channel + a residual of the output's shape, then relu when relu=1",
+       residual_conv_params(), ops::make_conv2d_residual},
+      {"group_conv2d", "grouped 2-D convolution (NCHW data, weights K x C/groups x R x S)",
+       {integer("N", 1, "batch"), integer("C", 64, "input channels"), integer("H", 56, "input height"),
+        integer("W", 56, "input width"), integer("K", 64, "output channels"), integer("R", 3, "kernel height"),
+        integer("S", 3, "kernel width"), integer("stride", 1, "stride"),
+        integer("pad", 1, "zero padding on each side", 0), integer("groups", 2, "channel groups (dividing C and K)")},
+       ops::make_group_conv2d},
       {"softmax", "softmax over the last axis of an MxN matrix",
        {integer("M", 128, "rows"), integer("N", 1000, "softmax length")}, ops::make_softmax},
       {"layernorm", "layer normalization over the last axis (eps 1e-5, with gamma and beta)",

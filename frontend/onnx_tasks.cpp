@@ -40,9 +40,10 @@ class Mapper {
  public:
   explicit Mapper(const OnnxGraph &g) : g_(g) {}
 
-  Attempt map(size_t i) const {
+  // `served`: nodes already fused into an earlier task, which no later one may take.
+  Attempt map(size_t i, const std::vector<bool> &served) const {
     const OnnxNode &n = g_.nodes[i];
-    if (n.op_type == "Conv") return conv(i);
+    if (n.op_type == "Conv") return conv(i, served);
     if (n.op_type == "MatMul") return matmul(i);
     if (n.op_type == "Gemm") return gemm(i);
     if (n.op_type == "Softmax") return softmax(i);
@@ -117,7 +118,22 @@ class Mapper {
     return p[0];
   }
 
-  Attempt conv(size_t i) const {
+  // The residual Add (or two-input Sum) that `node`'s output flows into, when the
+  // other addend is a computed tensor of the same shape (a skip connection, not a bias).
+  std::optional<size_t> residual_add(size_t node, const std::vector<bool> &served) const {
+    std::optional<size_t> add = sole_consumer(node, "Add");
+    if (!add) add = sole_consumer(node, "Sum");
+    if (!add || served[*add]) return std::nullopt;
+    const OnnxNode &a = g_.nodes[*add];
+    if (a.inputs.size() != 2) return std::nullopt;
+    const std::string &mine = g_.nodes[node].outputs[0];
+    const std::string &other = a.inputs[0] == mine ? a.inputs[1] : a.inputs[0];
+    const TensorShape *o = g_.shape_of(other), *out = g_.shape_of(mine);
+    if (g_.constants.count(other) || !o || !out || *o != *out) return std::nullopt;
+    return add;
+  }
+
+  Attempt conv(size_t i, const std::vector<bool> &served) const {
     const OnnxNode &n = g_.nodes[i];
     const TensorShape *x = shape(n, 0), *w = shape(n, 1);
     if (!x || !w || x->size() != 4 || w->size() != 4) return refused("Conv that is not 2-D (or of unknown shape)");
@@ -146,16 +162,32 @@ class Mapper {
       m.op = "depthwise_conv2d:" + spatial + "," + window;
       return {m, ""};
     }
-    if (group != 1) return refused("grouped Conv (group " + std::to_string(group) + " of " + std::to_string(C) +
-                                   " channels; not built)");
+    if (group != 1) {
+      if (*dilation != 1) return refused("grouped Conv with dilation (not built)");
+      if (C % group != 0 || K % group != 0) return refused("grouped Conv whose groups do not divide its channels");
+      m.op = "group_conv2d:" + spatial + "," + param("K", K) + "," + window + "," + param("groups", group);
+      return {m, ""};
+    }
+    const std::string conv_params = spatial + "," + param("K", K) + "," + window +
+                                    (*dilation != 1 ? "," + param("dilation", *dilation) : "");
+    if (auto add = residual_add(last, served)) {
+      m.nodes.push_back(*add);
+      m.flops += flops(*add);
+      const auto relu = sole_consumer(*add, "Relu");
+      if (relu) {
+        m.nodes.push_back(*relu);
+        m.flops += flops(*relu);
+      }
+      m.op = "conv2d_residual:" + conv_params + "," + param("relu", relu ? 1 : 0);
+      return {m, ""};
+    }
     bool relu = false;
     if (auto r = sole_consumer(last, "Relu")) {
       m.nodes.push_back(*r);
       m.flops += flops(*r);
       relu = true;
     }
-    m.op = std::string(relu ? "conv2d_bias_relu:" : "conv2d:") + spatial + "," + param("K", K) + "," + window +
-           (*dilation != 1 ? "," + param("dilation", *dilation) : "");
+    m.op = std::string(relu ? "conv2d_bias_relu:" : "conv2d:") + conv_params;
     return {m, ""};
   }
 
@@ -304,7 +336,7 @@ ExtractedNetwork extract_tasks(const OnnxGraph &graph) {
   for (size_t i = 0; i < graph.nodes.size(); ++i) out.total_flops += mapper.flops(i);
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     if (served[i]) continue;
-    const Attempt a = mapper.map(i);
+    const Attempt a = mapper.map(i, served);
     if (!a.mapping) {
       const double f = mapper.flops(i);
       if (f == 0) continue;  // shape plumbing costs nothing

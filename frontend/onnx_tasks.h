@@ -1,7 +1,9 @@
 // The tuning tasks of an ONNX graph: each node (or chain of nodes fused into
-// one operator: Conv + BatchNormalization + Relu, MatMul + Add + Relu) mapped
-// to one of tlptune's operators, identical ones merged into one task whose
-// weight is how often it occurs, and an account of what was not mapped.
+// one operator: Conv + BatchNormalization + Relu, Conv + BatchNormalization +
+// the residual Add of a skip connection + Relu, MatMul + Add + Relu) mapped to
+// one of tlptune's operators, identical ones merged into one task whose weight
+// is how often it occurs, and an account of what was not mapped. A residual Add
+// joins the first of its two producers (in graph order) that is a Conv.
 #pragma once
 
 #include <string>

@@ -86,11 +86,13 @@ NetworkTask read_task(const std::string &path, const json &t, size_t index) {
   }
   auto nodes = t.find("onnx_nodes");
   if (nodes != t.end()) {
-    const bool strings = nodes->is_array() && std::all_of(nodes->begin(), nodes->end(), [](const json &n) {
-                           return n.is_string();
-                         });
-    if (!strings) fail(path, where + " (" + task.op + "): \"onnx_nodes\" must be an array of node names, got " + nodes->dump());
-    task.onnx_nodes = nodes->get<std::vector<std::string>>();
+    const auto names = [](const json &v) {
+      return v.is_array() && std::all_of(v.begin(), v.end(), [](const json &n) { return n.is_string(); });
+    };
+    if (!nodes->is_array() || !std::all_of(nodes->begin(), nodes->end(), names))
+      fail(path, where + " (" + task.op + "): \"onnx_nodes\" must be an array with one array of node names per "
+                                          "occurrence, got " + nodes->dump());
+    task.onnx_nodes = nodes->get<std::vector<std::vector<std::string>>>();
   }
   return task;
 }

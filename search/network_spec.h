@@ -11,7 +11,8 @@ namespace tlp {
 struct NetworkTask {
   std::string op;  // "KIND:P=V,...", as written in the file (not checked here)
   double weight;   // occurrences in one inference, > 0
-  std::vector<std::string> onnx_nodes;  // the ONNX nodes it serves, in order (files from 'tlptune tasks')
+  // Per occurrence, the ONNX nodes it serves, in order (files from 'tlptune tasks').
+  std::vector<std::vector<std::string>> onnx_nodes;
 };
 
 struct NetworkSpec {
@@ -29,7 +30,7 @@ constexpr int kNetworkSpecFormat = 1;
 // - a missing, unknown or newer "format";
 // - missing or empty "tasks";
 // - a task without a string "op", or with a weight that is not a number > 0;
-// - "onnx_nodes" that is not an array of strings;
+// - "onnx_nodes" that is not an array of arrays of node names;
 // - the same op given twice (compared as text).
 // "name" defaults to the file name without its extension; "description" and
 // "notes" are optional. The op specs themselves are not validated: codegen

@@ -48,7 +48,8 @@ Command add_export_command(CLI::App &app) {
       ++exported;
       std::printf("  %-9.4g %s x%g%s%s\n", t.seconds * 1e3, t.function.c_str(), t.weight,
                   t.packings.empty() ? "" : " (packed weights)",
-                  t.onnx_nodes.empty() ? "" : (" <- " + std::to_string(t.onnx_nodes.size()) + " ONNX nodes").c_str());
+                  t.onnx_nodes.empty() || t.onnx_nodes.front().empty() ? "" : (" <- ONNX " + t.onnx_nodes.front().front() +
+                                               (t.onnx_nodes.size() > 1 ? ", ..." : "")).c_str());
     }
     std::printf("exported %d of %zu tasks of %s (%s) to %s: lib/libtlptune_kernels.a, include/tlptune_kernels.h\n",
                 exported, e.tasks.size(), e.network.c_str(), e.platform.c_str(), o->out_dir.c_str());

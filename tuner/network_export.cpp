@@ -68,6 +68,14 @@ std::set<std::string> serving_keys(const std::string &spec, bool any_layout) {
   return keys;
 }
 
+// Each occurrence's nodes joined by `node_sep`, occurrences by `occurrence_sep`.
+std::string nodes_text(const std::vector<std::vector<std::string>> &nodes, const std::string &node_sep,
+                       const std::string &occurrence_sep) {
+  std::vector<std::string> each;
+  for (const auto &n : nodes) each.push_back(join(n, node_sep));
+  return join(each, occurrence_sep);
+}
+
 std::string shape_text(Shape halide_order) {
   std::reverse(halide_order.begin(), halide_order.end());
   std::string out = "[";
@@ -129,7 +137,7 @@ std::string header_text(const NetworkExport &e, const std::vector<Chosen> &chose
     char ms[64];
     std::snprintf(ms, sizeof ms, "%.4g ms", t.seconds * 1e3);
     h << " * occurs " << t.weight << "x in the network; measured " << ms << "\n";
-    if (!t.onnx_nodes.empty()) h << " * ONNX nodes: " << comment_safe(join(t.onnx_nodes, ", ")) << "\n";
+    if (!t.onnx_nodes.empty()) h << " * ONNX nodes: " << comment_safe(nodes_text(t.onnx_nodes, ", ", "; ")) << "\n";
     for (size_t i = 0; i < shapes.size(); ++i) {
       h << " * in  " << c.input_names[i] << " " << shape_text(shapes[i]);
       for (size_t j = 0; j < packed.size(); ++j)
@@ -157,7 +165,7 @@ std::string header_text(const NetworkExport &e, const std::vector<Chosen> &chose
     << "  int32_t extent[TLPTUNE_KERNELS_MAX_DIMS];\n} tlptune_tensor;\n"
     << "typedef int (*tlptune_argv_function)(void **args);\n"
     << "typedef struct tlptune_kernel {\n  const char *function;\n  const char *workload;\n  double weight;\n"
-    << "  const char *onnx_nodes; /* comma-separated; empty when the network file names none */\n"
+    << "  const char *onnx_nodes; /* \"a,b;c,d\": each occurrence's nodes, occurrences split by ';' */\n"
     << "  tlptune_argv_function run;\n  int num_inputs;\n"
     << "  tlptune_tensor inputs[TLPTUNE_KERNELS_MAX_INPUTS];      /* as the kernel reads them */\n"
     << "  tlptune_tensor user_inputs[TLPTUNE_KERNELS_MAX_INPUTS]; /* as the user holds them */\n"
@@ -184,7 +192,7 @@ std::string header_text(const NetworkExport &e, const std::vector<Chosen> &chose
       packs.push_back(fn);
     }
     h << "    {" << c_string(t.function) << ", " << c_string(t.workload) << ", " << t.weight << ", "
-      << c_string(join(t.onnx_nodes, ",")) << ",\n     " << t.function << "_argv, " << shapes.size() << ",\n     {"
+      << c_string(nodes_text(t.onnx_nodes, ",", ";")) << ",\n     " << t.function << "_argv, " << shapes.size() << ",\n     {"
       << join(ins, ", ") << "},\n     {" << join(users, ", ") << "},\n     {" << join(packs, ", ") << "},\n     "
       << tensor_initializer("output", c.op->output_shape()) << "},\n";
   }

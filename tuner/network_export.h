@@ -37,7 +37,7 @@ struct NetworkExportOptions {
 struct ExportedTask {
   std::string op;         // as the network file names it
   double weight = 1;
-  std::vector<std::string> onnx_nodes;
+  std::vector<std::vector<std::string>> onnx_nodes;  // per occurrence
   std::string workload;   // the exported kernel's workload (its concrete layout); empty when missing
   std::string function;   // empty when missing
   double seconds = 0;     // its best measured median

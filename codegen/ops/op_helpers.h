@@ -20,6 +20,8 @@ std::unique_ptr<Operator> make_conv2d(const Workload &w);
 std::unique_ptr<Operator> make_depthwise_conv2d(const Workload &w);
 std::unique_ptr<Operator> make_dense_bias_relu(const Workload &w);
 std::unique_ptr<Operator> make_conv2d_bias_relu(const Workload &w);
+std::unique_ptr<Operator> make_conv2d_residual(const Workload &w);
+std::unique_ptr<Operator> make_group_conv2d(const Workload &w);
 std::unique_ptr<Operator> make_softmax(const Workload &w);
 std::unique_ptr<Operator> make_layernorm(const Workload &w);
 std::unique_ptr<Operator> make_max_pool2d(const Workload &w);

@@ -115,7 +115,7 @@ int main(int argc, char **argv) {
   app.add_option("--workload", workload, "Workload key, KIND:P=V,... with every parameter (as tlptune writes it)")
       ->required();
   app.add_option("--library", library, "openblas (matmul, batch_matmul, dense_bias_relu) or onednn (conv2d, "
-                                       "conv2d_bias_relu, depthwise_conv2d)")
+                                       "conv2d_bias_relu, conv2d_residual, group_conv2d, depthwise_conv2d, GEMMs)")
       ->required();
   app.add_option("--min-seconds", timing.min_seconds, "Timed seconds, at least")->capture_default_str();
   app.add_option("--min-repeats", timing.min_repeats, "Timed runs, at least")->capture_default_str();

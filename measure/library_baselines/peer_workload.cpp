@@ -120,10 +120,12 @@ std::string library_unsupported_reason(const std::string &library, const std::st
     return "OpenBLAS is timed on GEMM workloads only (matmul, batch_matmul, dense_bias_relu), not " + kind;
   }
   if (library == "onednn") {
-    if (kind == "conv2d" || kind == "conv2d_bias_relu" || kind == "depthwise_conv2d") return "";
+    if (kind == "conv2d" || kind == "conv2d_bias_relu" || kind == "conv2d_residual" || kind == "group_conv2d" ||
+        kind == "depthwise_conv2d")
+      return "";
     if (is_gemm_kind(kind)) return "";
-    return "oneDNN is timed on convolutions and GEMMs only (conv2d, conv2d_bias_relu, depthwise_conv2d, matmul, "
-           "batch_matmul, dense_bias_relu), not " + kind;
+    return "oneDNN is timed on convolutions and GEMMs only (conv2d, conv2d_bias_relu, conv2d_residual, group_conv2d, "
+           "depthwise_conv2d, matmul, batch_matmul, dense_bias_relu), not " + kind;
   }
   return "unknown library '" + library + "' (known: openblas, onednn)";
 }
@@ -143,7 +145,7 @@ GemmShape gemm_shape(const PeerWorkload &w) {
 
 ConvShape conv_shape(const PeerWorkload &w) {
   ConvShape c;
-  if (w.kind == "conv2d" || w.kind == "conv2d_bias_relu") {
+  if (w.kind == "conv2d" || w.kind == "conv2d_bias_relu" || w.kind == "conv2d_residual") {
     c.N = w.get_int("N"), c.C = w.get_int("C"), c.H = w.get_int("H"), c.W = w.get_int("W");
     c.K = w.get_int("K"), c.R = w.get_int("R"), c.S = w.get_int("S");
     c.stride = w.get_int("stride"), c.pad = w.get_int("pad", 0), c.dilation = w.get_int("dilation");
@@ -151,13 +153,21 @@ ConvShape conv_shape(const PeerWorkload &w) {
     if (layout != "NCHW" && layout != "NHWC")
       throw PeerWorkloadError("workload '" + w.key + "': layout must be NCHW or NHWC, not '" + layout + "'");
     c.nhwc = layout == "NHWC";
-    c.bias_relu = w.kind == "conv2d_bias_relu";
+    c.bias = w.kind != "conv2d";
+    c.relu = w.kind == "conv2d_bias_relu" || (w.kind == "conv2d_residual" && w.get_int("relu", 0) == 1);
+    c.residual = w.kind == "conv2d_residual";
+  } else if (w.kind == "group_conv2d") {
+    c.N = w.get_int("N"), c.C = w.get_int("C"), c.H = w.get_int("H"), c.W = w.get_int("W");
+    c.K = w.get_int("K"), c.R = w.get_int("R"), c.S = w.get_int("S");
+    c.stride = w.get_int("stride"), c.pad = w.get_int("pad", 0), c.groups = w.get_int("groups");
   } else if (w.kind == "depthwise_conv2d") {
     c.N = w.get_int("N"), c.C = w.get_int("C"), c.H = w.get_int("H"), c.W = w.get_int("W");
     c.R = w.get_int("R"), c.S = w.get_int("S"), c.stride = w.get_int("stride"), c.pad = w.get_int("pad", 0);
     c.K = c.C, c.groups = c.C;
   } else {
-    throw PeerWorkloadError("workload '" + w.key + "' is not a convolution (conv2d, conv2d_bias_relu, depthwise_conv2d)");
+    throw PeerWorkloadError("workload '" + w.key +
+                            "' is not a convolution (conv2d, conv2d_bias_relu, conv2d_residual, group_conv2d, "
+                            "depthwise_conv2d)");
   }
   c.OH = out_size(w, "H", c.H, c.pad, c.R, c.dilation, c.stride);
   c.OW = out_size(w, "W", c.W, c.pad, c.S, c.dilation, c.stride);
@@ -173,7 +183,8 @@ int64_t gemm_output_size(const GemmShape &g) { return g.batch * g.M * g.N; }
 
 std::vector<int64_t> conv_input_sizes(const ConvShape &c) {
   std::vector<int64_t> s = {c.N * c.C * c.H * c.W, c.K * (c.C / c.groups) * c.R * c.S};
-  if (c.bias_relu) s.push_back(c.K);
+  if (c.bias) s.push_back(c.K);
+  if (c.residual) s.push_back(conv_output_size(c));
   return s;
 }
 int64_t conv_output_size(const ConvShape &c) { return c.N * c.K * c.OH * c.OW; }
@@ -186,7 +197,7 @@ double workload_flops(const PeerWorkload &w) {
   }
   const ConvShape c = conv_shape(w);
   const double outputs = double(c.N) * c.K * c.OH * c.OW;
-  return 2.0 * outputs * (c.C / c.groups) * c.R * c.S + (c.bias_relu ? 2.0 * outputs : 0.0);
+  return 2.0 * outputs * (c.C / c.groups) * c.R * c.S + (double(c.bias) + c.relu + c.residual) * outputs;
 }
 
 }  // namespace peer

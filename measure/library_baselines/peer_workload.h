@@ -62,9 +62,11 @@ struct ConvShape {
   int64_t N = 1, C = 0, H = 0, W = 0, K = 0, R = 0, S = 0, stride = 1, pad = 0, dilation = 1, groups = 1;
   int64_t OH = 0, OW = 0;
   bool nhwc = false;       // data NHWC and weights RSCK; else NCHW data and KCRS (or C,R,S) weights
-  bool bias_relu = false;  // conv2d_bias_relu
+  bool bias = false;      // a bias per output channel (conv2d_bias_relu, conv2d_residual)
+  bool relu = false;      // then relu
+  bool residual = false;  // + a residual of the output's shape, before the relu (conv2d_residual)
 };
-ConvShape conv_shape(const PeerWorkload &w);  // conv2d, conv2d_bias_relu, depthwise_conv2d
+ConvShape conv_shape(const PeerWorkload &w);  // conv2d, conv2d_bias_relu, conv2d_residual, group_conv2d, depthwise_conv2d
 
 // Element counts of each input and the output, in the operator's order.
 std::vector<int64_t> gemm_input_sizes(const GemmShape &g);

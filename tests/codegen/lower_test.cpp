@@ -249,7 +249,9 @@ TEST(Lower, SampledSchedulesOfEveryOperatorMatchReference) {
       "conv2d:N=1,C=4,H=10,W=10,K=8,R=3,S=3,stride=1,pad=1,layout=NHWC",
       "depthwise_conv2d:N=1,C=8,H=12,W=12,R=3,S=3,stride=1,pad=1", "dense_bias_relu:M=16,N=24,K=32",
       "conv2d_bias_relu:N=1,C=4,H=8,W=8,K=8,R=3,S=3,stride=1,pad=1", "softmax:M=8,N=40", "layernorm:M=8,N=48",
-      "max_pool2d:N=1,C=4,H=12,W=12,R=3,S=3,stride=2,pad=1"};
+      "max_pool2d:N=1,C=4,H=12,W=12,R=3,S=3,stride=2,pad=1",
+      "conv2d_residual:N=1,C=4,H=8,W=8,K=8,R=3,S=3,stride=1,pad=1,relu=1",
+      "group_conv2d:N=1,C=8,H=8,W=8,K=8,R=3,S=3,stride=1,pad=1,groups=4"};
   std::mt19937_64 rng(7);
   for (const auto &spec : specs) {
     auto op = make_operator(spec);

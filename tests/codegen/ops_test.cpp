@@ -42,6 +42,15 @@ TEST(Ops, Conv2dBiasReluMatchesReference) {
   expect_matches_reference("conv2d_bias_relu:N=1,C=6,H=10,W=10,K=5,R=3,S=3,stride=1,pad=1");
   expect_matches_reference("conv2d_bias_relu:N=1,C=6,H=10,W=10,K=5,R=3,S=3,stride=1,pad=0,layout=NHWC");
 }
+TEST(Ops, Conv2dResidualMatchesReferenceWithAndWithoutRelu) {
+  expect_matches_reference("conv2d_residual:N=1,C=6,H=10,W=10,K=5,R=3,S=3,stride=1,pad=1,relu=1");
+  expect_matches_reference("conv2d_residual:N=1,C=6,H=9,W=10,K=4,R=1,S=1,stride=2,pad=0,relu=0");
+  expect_matches_reference("conv2d_residual:N=1,C=6,H=10,W=10,K=5,R=3,S=3,stride=1,pad=1,layout=NHWC");
+}
+TEST(Ops, GroupConv2dMatchesReference) {
+  expect_matches_reference("group_conv2d:N=1,C=8,H=9,W=10,K=12,R=3,S=3,stride=1,pad=1,groups=4");
+  expect_matches_reference("group_conv2d:N=2,C=6,H=11,W=9,K=6,R=3,S=3,stride=2,pad=0,groups=3");
+}
 TEST(Ops, SoftmaxMatchesReference) { expect_matches_reference("softmax:M=13,N=100"); }
 TEST(Ops, LayernormMatchesReference) { expect_matches_reference("layernorm:M=11,N=96"); }
 TEST(Ops, MaxPool2dMatchesReference) {
@@ -70,6 +79,7 @@ TEST(Ops, EveryBlockedLayoutMatchesTheReference) {
     expect_matches_reference("conv2d:N=1,C=32,H=9,W=9,K=32,R=3,S=2,stride=2,pad=0,dilation=2" + l);
     expect_matches_reference("conv2d_bias_relu:N=1,C=64,H=6,W=5,K=32,R=1,S=1,stride=1,pad=0" + l);
     expect_matches_reference("conv2d_bias_relu:N=1,C=32,H=8,W=8,K=32,R=3,S=3,stride=2,pad=1" + l);
+    expect_matches_reference("conv2d_residual:N=1,C=32,H=7,W=7,K=64,R=1,S=1,stride=1,pad=0,relu=1" + l);
     expect_matches_reference("depthwise_conv2d:N=2,C=32,H=9,W=7,R=3,S=3,stride=1,pad=1" + l);
     expect_matches_reference("depthwise_conv2d:N=1,C=64,H=10,W=10,R=5,S=3,stride=2,pad=0" + l);
     expect_matches_reference("max_pool2d:N=2,C=32,H=11,W=10,R=3,S=3,stride=2,pad=1" + l);

@@ -33,7 +33,10 @@ const char *kOperators[] = {"matmul",
                             "layernorm",
                             "max_pool2d",
                             "global_avg_pool2d",
-                            "avg_pool2d:count_pad=0"};
+                            "avg_pool2d:count_pad=0",
+                            "conv2d_residual:C=256,H=14,W=14,K=1024,R=1,S=1,pad=0,relu=1",
+                            "conv2d_residual:C=64,K=64,layout=NCHW16c",
+                            "group_conv2d:C=128,H=28,W=28,K=128,groups=32"};
 
 class SpaceValidity : public ::testing::TestWithParam<const char *> {};
 

@@ -171,11 +171,13 @@ TEST(ReadNetworkSpec, KeepsFileOrderAndDefaultsNameToTheFileStemAndWeightToOne) 
 TEST(ReadNetworkSpec, KeepsTheOnnxNodesEachTaskServesInOrder) {
   TempDir dir;
   const std::string p = dir.write("n.json", R"({"format": 1, "tasks": [
-      {"op": "conv2d_bias_relu:N=1,C=8,H=4,W=4,K=8", "onnx_nodes": ["/conv1/Conv", "/bn1/BatchNormalization", "/relu/Relu"]},
+      {"op": "conv2d_bias_relu:N=1,C=8,H=4,W=4,K=8", "weight": 2,
+       "onnx_nodes": [["/conv1/Conv", "/bn1/BatchNormalization", "/relu/Relu"], ["/conv2/Conv", "/relu2/Relu"]]},
       {"op": "softmax:M=4,N=8"}]})");
   const NetworkSpec spec = read_network_spec(p);
   EXPECT_EQ(spec.tasks.at(0).onnx_nodes,
-            (std::vector<std::string>{"/conv1/Conv", "/bn1/BatchNormalization", "/relu/Relu"}));
+            (std::vector<std::vector<std::string>>{{"/conv1/Conv", "/bn1/BatchNormalization", "/relu/Relu"},
+                                                   {"/conv2/Conv", "/relu2/Relu"}}));
   EXPECT_TRUE(spec.tasks.at(1).onnx_nodes.empty());
 }
 
@@ -222,8 +224,10 @@ TEST(ReadNetworkSpec, EachMalformedFileIsRefusedWithAOneLineMessageNamingTheFaul
        {"tasks[2] repeats op 'softmax:M=4' of tasks[0]", "merge them"}},
       {"name not a string", R"({"format": 1, "name": 5, "tasks": [{"op": "softmax"}]})",
        {"\"name\" must be a string"}},
-      {"onnx_nodes not names", R"({"format": 1, "tasks": [{"op": "softmax", "onnx_nodes": ["a", 3]}]})",
-       {"tasks[0] (softmax)", "\"onnx_nodes\" must be an array of node names"}},
+      {"onnx_nodes not names", R"({"format": 1, "tasks": [{"op": "softmax", "onnx_nodes": [["a", 3]]}]})",
+       {"tasks[0] (softmax)", "\"onnx_nodes\" must be an array with one array of node names per occurrence"}},
+      {"onnx_nodes flat", R"({"format": 1, "tasks": [{"op": "softmax", "onnx_nodes": ["a"]}]})",
+       {"\"onnx_nodes\" must be an array with one array"}},
   };
   TempDir dir;
   for (const auto &c : cases) {

@@ -30,9 +30,9 @@ std::string read_file(const std::string &path) {
 
 // A dense layer, a channel-blocked conv whose weights the kernel reads packed, and a pool.
 constexpr const char *kNetwork = R"({"format": 1, "name": "tiny", "tasks": [
-  {"op": "dense_bias_relu:M=8,N=64,K=32", "weight": 2, "onnx_nodes": ["/fc/Gemm", "/fc/Relu"]},
+  {"op": "dense_bias_relu:M=8,N=64,K=32", "weight": 2, "onnx_nodes": [["/fc/Gemm", "/fc/Relu"], ["/fc2/Gemm", "/fc2/Relu"]]},
   {"op": "conv2d_bias_relu:N=1,C=16,H=8,W=8,K=16,R=3,S=3,stride=1,pad=1,layout=NCHW16c", "weight": 1,
-   "onnx_nodes": ["/conv/Conv"]},
+   "onnx_nodes": [["/conv/Conv"]]},
   {"op": "max_pool2d:N=1,C=16,H=8,W=8,R=2,S=2,stride=2,pad=0", "weight": 1}]})";
 
 CliRun tune_network(const std::string &network, const std::string &log) {
@@ -63,7 +63,7 @@ TEST(Export, ATunedNetworkLinksIntoTheExampleAndEveryKernelPassesItsCheck) {
 
   const std::string header = read_file(pkg + "/include/tlptune_kernels.h");
   EXPECT_NE(header.find("int tlp_dense_bias_relu_M8_N64_K32(struct halide_buffer_t *A"), std::string::npos) << header;
-  EXPECT_NE(header.find("ONNX nodes: /fc/Gemm, /fc/Relu"), std::string::npos) << header;
+  EXPECT_NE(header.find("ONNX nodes: /fc/Gemm, /fc/Relu; /fc2/Gemm, /fc2/Relu"), std::string::npos) << header;
   EXPECT_NE(header.find("_layoutNCHW16c_pack1(struct halide_buffer_t *plain"), std::string::npos)
       << "the blocked conv's weight packing is declared beside it";
   const auto manifest = nlohmann::json::parse(read_file(pkg + "/share/tlptune_kernels/kernels.json"));
