@@ -39,6 +39,15 @@ std::string platform_machine(const std::string &platform) {
   return machine_span(platform, begin, end) ? platform.substr(begin, end - begin) : "";
 }
 
+int platform_threads(const std::string &platform) {
+  const std::string key = "/threads=";
+  const size_t at = platform.rfind(key);
+  if (at == std::string::npos) return 0;
+  const std::string n = platform.substr(at + key.size());
+  if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos || n.size() > 6) return 0;
+  return std::stoi(n);
+}
+
 std::string with_platform_machine(const std::string &platform, const std::string &machine) {
   size_t begin = 0, end = 0;
   if (!machine_span(platform, begin, end)) return platform;

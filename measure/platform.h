@@ -22,6 +22,9 @@ std::string cpu_platform(const std::string &target_string, int threads);
 // an older log); "" for a platform of another form (a GPU's).
 std::string platform_machine(const std::string &platform);
 
+// The N of a CPU platform's "threads=N"; 0 (every hardware thread) when it names none.
+int platform_threads(const std::string &platform);
+
 // `platform` with its machine part replaced; other platforms come back unchanged.
 std::string with_platform_machine(const std::string &platform, const std::string &machine);
 

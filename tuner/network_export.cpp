@@ -7,14 +7,12 @@
 #include <fstream>
 #include <map>
 #include <memory>
-#include <set>
 #include <sstream>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
 #include "codegen/kernel_library.h"
-#include "codegen/layout_choice.h"
 #include "codegen/lower.h"
 #include "codegen/operator.h"
 #include "codegen/target.h"
@@ -27,6 +25,7 @@
 #include "search/tlptune_version.h"
 #include "tuner/export_files.h"
 #include "tuner/log_summary.h"
+#include "tuner/network_kernels.h"
 
 namespace tlp {
 namespace {
@@ -41,31 +40,6 @@ std::string join(const std::vector<std::string> &v, const std::string &sep) {
   std::string out;
   for (size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
   return out;
-}
-
-// The platform whose kernels are exported: the one asked for, or the log's only one.
-std::string chosen_platform(const std::vector<PlatformGroup> &groups, const std::string &asked,
-                            const std::string &log_path) {
-  std::vector<std::string> names;
-  for (const PlatformGroup &g : groups) names.push_back(g.platform);
-  if (!asked.empty()) {
-    if (std::find(names.begin(), names.end(), asked) == names.end())
-      throw std::runtime_error(log_path + " has no record of platform '" + asked + "'; it has: " + join(names, ", "));
-    return asked;
-  }
-  if (names.empty()) throw std::runtime_error(log_path + " holds no valid measurement; tune the network first");
-  if (names.size() > 1)
-    throw std::runtime_error(log_path + " holds several platforms (" + join(names, ", ") +
-                             "); choose the one to export with --platform");
-  return names[0];
-}
-
-// The keys of the kernels that may serve network op `spec`.
-std::set<std::string> serving_keys(const std::string &spec, bool any_layout) {
-  std::set<std::string> keys{parse_workload(spec).key()};
-  if (any_layout || chooses_layout(spec))
-    for (const std::string &k : every_layout_variant(spec)) keys.insert(k);
-  return keys;
 }
 
 // Each occurrence's nodes joined by `node_sep`, occurrences by `occurrence_sep`.
@@ -317,43 +291,33 @@ NetworkExport export_network(const NetworkExportOptions &o) {
   const LogReadResult log = read_record_log(o.log_path);
   for (const auto &w : log.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
   const std::vector<TaskSummary> summaries = summarize_tasks(log.records);
-  std::vector<TaskSummary> valid;
-  for (const TaskSummary &t : summaries)
-    if (t.best) valid.push_back(t);
   NetworkExport e;
   e.network = spec.name;
-  e.platform = chosen_platform(group_by_platform(valid), o.platform, o.log_path);
-
+  const NetworkKernels found = network_kernels(spec, summaries, o.platform, o.any_layout, o.log_path);
+  e.platform = found.platform;
+  e.latency = found.latency;
+  e.missing = found.missing;
   std::vector<Chosen> chosen;
   std::string missing_list;
-  for (const NetworkTask &nt : spec.tasks) {
+  for (const NetworkKernel &k : found.kernels) {
     Chosen c;
-    c.task.op = nt.op;
-    c.task.weight = nt.weight;
-    c.task.onnx_nodes = nt.onnx_nodes;
-    std::set<std::string> keys;
-    try {
-      keys = serving_keys(nt.op, o.any_layout);
-    } catch (const std::exception &err) {
-      throw std::runtime_error(o.network_path + ": op '" + nt.op + "': " + err.what());
+    c.task.op = k.task->op;
+    c.task.weight = k.task->weight;
+    c.task.onnx_nodes = k.task->onnx_nodes;
+    c.summary = k.best;
+    if (!c.summary) {
+      missing_list += (missing_list.empty() ? "" : ", ") + k.task->op;
+      chosen.push_back(std::move(c));
+      continue;
     }
-    for (const TaskSummary &s : valid)
-      if (s.platform == e.platform && keys.count(s.workload) && (!c.summary || s.best_cost < c.summary->best_cost))
-        c.summary = &s;
-    if (c.summary) {
-      if (!e.target.empty() && c.summary->target != e.target)
-        throw std::runtime_error(o.log_path + ": the kernels of platform '" + e.platform + "' were built for two targets (" +
-                                 e.target + ", " + c.summary->target + "); one library holds one target");
-      e.target = c.summary->target;
-      c.task.workload = c.summary->workload;
-      c.task.function = "tlp_" + workload_identifier(c.task.workload);
-      c.task.seconds = c.summary->best_cost;
-      c.op = make_operator(c.task.workload);
-      e.latency += c.task.weight * c.task.seconds;
-    } else {
-      ++e.missing;
-      missing_list += (missing_list.empty() ? "" : ", ") + nt.op;
-    }
+    if (!e.target.empty() && c.summary->target != e.target)
+      throw std::runtime_error(o.log_path + ": the kernels of platform '" + e.platform + "' were built for two targets (" +
+                               e.target + ", " + c.summary->target + "); one library holds one target");
+    e.target = c.summary->target;
+    c.task.workload = c.summary->workload;
+    c.task.function = "tlp_" + workload_identifier(c.task.workload);
+    c.task.seconds = c.summary->best_cost;
+    c.op = make_operator(c.task.workload);
     chosen.push_back(std::move(c));
   }
   if (e.missing && !o.allow_missing)

@@ -323,9 +323,10 @@ PeersReport run_peers(const PeerOptions &o, void (*progress)(const std::string &
     if (!r.skipped) any_applies = true;
     report.results.push_back(r);
   }
-  if (!any_applies)
+  if (!any_applies && o.refuse_when_none_applies)
     throw std::runtime_error("none of the requested peers applies to " + report.workload + ": " +
                              report.results.front().note);
+  if (!any_applies) return report;
   write_task_data(*op, cx.task_dir);
   for (auto &r : report.results) {
     if (r.skipped) continue;

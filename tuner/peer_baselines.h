@@ -40,6 +40,9 @@ struct PeerOptions {
   double run_timeout = 120;
   std::string work_dir;            // artifacts; a fresh temporary folder (removed) if empty
   bool verbose = false;            // let the autoschedulers' own output through to stderr
+  // When no requested peer applies to the operator: refuse (a user asked about
+  // this operator), or report them skipped (one operator of a network).
+  bool refuse_when_none_applies = true;
 };
 
 struct PeerResult {

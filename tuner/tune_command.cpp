@@ -14,6 +14,7 @@
 #include "tuner/command.h"
 #include "tuner/interrupt.h"
 #include "tuner/measure_settings_options.h"
+#include "tuner/network_peers.h"
 #include "tuner/platform_alias.h"
 #include "tuner/platform_spec.h"
 #include "tuner/tuning_session.h"
@@ -185,7 +186,31 @@ void add_search_options(CLI::App &cmd, TuneOptions &o) {
       ->check(CLI::NonNegativeNumber);
 }
 
-int run_tune(TuneOptions &o, const std::string &network, const std::string &platform, const std::string &json_path) {
+void print_progress_line(const std::string &what) { fprintf(stderr, "  %s\n", what.c_str()); }
+
+// The network beside each library in `peers`, over the same tasks.
+nlohmann::json report_network_peers(const NetworkSummary &n, const TuneOptions &o, const std::vector<std::string> &peers) {
+  std::vector<std::string> ops;
+  std::vector<double> mine;
+  for (const TuneSummary &t : n.tasks) {
+    ops.push_back(t.workload);
+    mine.push_back(t.found ? t.best_cost : -1);
+  }
+  PeerOptions base;
+  base.target = o.target;
+  base.threads = o.threads;
+  nlohmann::json out = nlohmann::json::array();
+  for (const std::string &peer : peers) {
+    fprintf(stderr, "\nmeasuring %s on the network's operators...\n", peer.c_str());
+    const NetworkPeerSum sum = sum_network_peer(peer, ops, n.weights, mine, base, print_progress_line);
+    printf("%s", format_network_peer_sum(sum).c_str());
+    out.push_back(sum.to_json());
+  }
+  return out;
+}
+
+int run_tune(TuneOptions &o, const std::string &network, const std::string &platform, const std::string &json_path,
+             const std::vector<std::string> &peers) {
   if (!platform.empty()) {
     const PlatformSpec p = parse_platform_spec(platform);
     o.target = p.target;
@@ -199,6 +224,7 @@ int run_tune(TuneOptions &o, const std::string &network, const std::string &plat
     NetworkSummary n = run_network_tuning(o, network, stop);
     print_network_summary(n);
     summary = n.to_json();
+    if (!peers.empty() && !n.interrupted) summary["peers"] = report_network_peers(n, o, peers);
     interrupted = n.interrupted;
     trials = n.trials_total;
   } else {
@@ -315,13 +341,18 @@ Command add_tune_command(CLI::App &app) {
   add_measure_settings_options(*sub, o->measure);
   sub->add_option("--work-dir", o->work_dir, "Keep build artifacts here (default: a temporary folder, removed at the end)");
   sub->add_flag("!--no-progress", o->progress, "Do not draw the progress bar");
-  c.run = [o, json_path, network, platform, onnx, sub] {
-    for (const char *name : {"--layouts", "--plan-share", "--conversion-trials"})
+  auto peers = std::make_shared<std::string>();
+  sub->add_option("--peers", *peers,
+                  "With a network: also time its operators in these libraries (onednn, openblas; comma-separated) and "
+                  "report their sum over the same operators beside tlptune's");
+  c.run = [o, json_path, network, platform, onnx, sub, peers] {
+    for (const char *name : {"--layouts", "--plan-share", "--conversion-trials", "--peers"})
       if (sub->count(name) && network->empty() && onnx->model.empty())
         throw std::runtime_error(std::string(name) + " applies to a network: give --network FILE or --onnx MODEL");
     if (!onnx->inputs.empty() && onnx->model.empty()) throw std::runtime_error("--input applies to --onnx MODEL");
     const std::string from_onnx = onnx->model.empty() ? std::string() : network_file_of(*onnx, o->log_path);
-    return run_tune(*o, from_onnx.empty() ? *network : from_onnx, *platform, *json_path);
+    const std::vector<std::string> peer_list = peers->empty() ? std::vector<std::string>{} : parse_peer_list(*peers);
+    return run_tune(*o, from_onnx.empty() ? *network : from_onnx, *platform, *json_path, peer_list);
   };
   return c;
 }

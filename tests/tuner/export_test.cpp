@@ -141,3 +141,37 @@ TEST(Export, BadInputIsOneLineNamingTheFault) {
 
 }  // namespace
 }  // namespace tlp
+
+namespace tlp {
+namespace {
+
+TEST(ShowNetwork, SumsTheTasksAsTheLogServesThemAndPutsOneDnnBesideThemOverTheSameOperators) {
+  TempDir d;
+  const std::string network = d.write("n.json", R"({"format": 1, "name": "small", "tasks": [
+      {"op": "conv2d_residual:N=1,C=16,H=8,W=8,K=16,R=3,S=3,stride=1,pad=1,relu=1", "weight": 2},
+      {"op": "max_pool2d:N=1,C=16,H=8,W=8,R=2,S=2,stride=2,pad=0"}]})");
+  const std::string log = d / "l.jsonl";
+  ASSERT_EQ(tune_network(network, log).code, 0);
+  CliRun show = tlptune("show " + quote(log) + " --network " + quote(network) + " --peers onednn --json " +
+                        quote(d / "s.json"));
+  ASSERT_EQ(show.code, 0) << show.output;
+  EXPECT_NE(show.output.find("network   small (2 tasks)"), std::string::npos) << show.output;
+  EXPECT_NE(show.output.find("estimated network latency:"), std::string::npos) << show.output;
+  EXPECT_NE(show.output.find("over the 1 tasks both have"), std::string::npos) << show.output;
+  EXPECT_NE(show.output.find("(not in the library)"), std::string::npos) << "the pool is left out of both sums";
+  const auto j = nlohmann::json::parse(read_file(d / "s.json"));
+  const auto &peer = j.at("network").at("peers").at(0);
+  EXPECT_EQ(peer.at("peer"), "onednn");
+  EXPECT_EQ(peer.at("compared_tasks"), 1);
+  EXPECT_GT(peer.at("peer_latency_seconds").get<double>(), 0);
+  EXPECT_GT(j.at("network").at("estimated_latency_seconds").get<double>(),
+            peer.at("tlptune_latency_seconds").get<double>())
+      << "the estimate counts the pool too";
+
+  CliRun stray = tlptune("show " + quote(log) + " --peers onednn");
+  EXPECT_EQ(stray.code, 1) << stray.output;
+  EXPECT_NE(stray.output.find("--peers applies to a network"), std::string::npos) << stray.output;
+}
+
+}  // namespace
+}  // namespace tlp
