@@ -32,8 +32,30 @@ struct CollectOptions {
   std::vector<std::string> platforms;
   int per_task = 100;
   std::string layouts = "fixed";  // any: every layout variant of an operator with a layout
+  std::string shard;              // "I/N": every N-th task from the I-th (1-based); empty: all
   TuneOptions tune;
 };
+
+struct Shard {
+  size_t index = 0, count = 1;  // 0-based index
+  bool holds(size_t task) const { return task % count == index; }
+};
+
+// "2/4" -> the second of four. Throws naming the spec and the form that works.
+Shard parse_shard(const std::string &spec) {
+  if (spec.empty()) return {};
+  const size_t slash = spec.find('/');
+  const auto number = [&](const std::string &t) -> long {
+    if (t.empty() || t.size() > 6 || t.find_first_not_of("0123456789") != std::string::npos) return -1;
+    return std::stol(t);
+  };
+  const long i = slash == std::string::npos ? -1 : number(spec.substr(0, slash));
+  const long n = slash == std::string::npos ? -1 : number(spec.substr(slash + 1));
+  if (i < 1 || n < 1 || i > n)
+    throw std::runtime_error("--shard " + spec + ": give I/N with 1 <= I <= N, e.g. --shard 1/4 ... --shard 4/4 "
+                             "(shard I takes tasks I, I+N, I+2N, ...)");
+  return {size_t(i - 1), size_t(n)};
+}
 
 // With --layouts any, each operator with a layout becomes the variants a tuner
 // searches for `target` (codegen/layout_choice.h); so does a spec with layout=any.
@@ -103,6 +125,7 @@ int run_collect(const CollectOptions &c) {
   driver.threads = plats[0].threads;
   const Halide::Target target = parse_target(driver.target);
   const auto specs = with_layouts(task_specs(c), c.layouts, target);
+  const Shard shard = parse_shard(c.shard);
   std::vector<MeasureRecord> prior;
   if (std::filesystem::exists(c.tune.log_path)) prior = read_record_log(c.tune.log_path).records;
   apply_platform_aliases(prior, parse_platform_aliases(c.tune.platform_aliases));
@@ -110,6 +133,8 @@ int run_collect(const CollectOptions &c) {
   std::vector<std::unique_ptr<TaskTuner>> tasks;
   int missing = 0;
   for (size_t i = 0; i < specs.size(); ++i) {
+    if (!shard.holds(i)) continue;
+    // Seeded by the task's place among all of them, so the shards together sample what one run would.
     tasks.push_back(std::make_unique<TaskTuner>(specs[i], target, driver, c.tune.seed + i, nullptr));
     tasks.back()->load_prior(prior, true);
     missing += std::max(0, c.per_task - tasks.back()->summary().trials_total);
@@ -184,6 +209,10 @@ Command add_collect_command(CLI::App &app) {
                   "two vectors)")
       ->capture_default_str()
       ->check(CLI::IsMember({"fixed", "any"}));
+  sub->add_option("--shard", c->shard,
+                  "I/N: collect only every N-th task, from the I-th (1 <= I <= N), into this log; for job arrays "
+                  "(Slurm: --shard $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT with --array=1-N), then 'tlptune "
+                  "merge' the logs");
   sub->add_option("--per-task", c->per_task, "Records wanted per operator")->capture_default_str()->check(CLI::PositiveNumber);
   sub->add_option("--log", c->tune.log_path, "JSON-lines log to append to")->required();
   sub->add_option("--platform-alias", c->tune.platform_aliases, kPlatformAliasHelp);

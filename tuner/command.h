@@ -35,6 +35,7 @@ Command add_bundle_command(CLI::App &app);
 Command add_bundle_import_command(CLI::App &app);
 Command add_tasks_command(CLI::App &app);
 Command add_export_command(CLI::App &app);
+Command add_merge_command(CLI::App &app);
 
 // Exit codes shared by the subcommands.
 constexpr int kExitOk = 0;

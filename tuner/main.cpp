@@ -26,7 +26,8 @@ int main(int argc, char **argv) {
                                         tlp::add_train_command(app), tlp::add_eval_command(app),
                                         tlp::add_peers_command(app), tlp::add_bench_command(app),
                                         tlp::add_bundle_command(app), tlp::add_bundle_import_command(app),
-                                        tlp::add_tasks_command(app), tlp::add_export_command(app)};
+                                        tlp::add_tasks_command(app), tlp::add_export_command(app),
+                                        tlp::add_merge_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

@@ -3,6 +3,7 @@
 // platform that cannot be measured here is refused with a clear line.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -113,6 +114,77 @@ TEST(Collect, LayoutsAnyCollectsEveryLayoutTheTunerSearches) {
   // NCHW, NHWC, NCHW8c and NCHW16c on AVX2 (8 floats a vector), one schedule each.
   EXPECT_EQ(workloads.size(), 4u) << r.output;
   EXPECT_TRUE(workloads.count("depthwise_conv2d:N=1,C=16,H=8,W=8,R=3,S=3,stride=1,pad=1,layout=NCHW8c")) << r.output;
+}
+
+// (workload, schedule) of every record of a log, as JSON text.
+std::multiset<std::string> task_schedules(const std::string &path) {
+  std::multiset<std::string> out;
+  for (const auto &j : tlp::testing::read_json_lines(path))
+    out.insert(j.at("workload").dump() + j.at("schedule").dump());
+  return out;
+}
+
+const char *kThreeOps =
+    "collect --ops matmul:M=32,N=32,K=16 softmax:M=8,N=64 matmul:M=16,N=48,K=8 --per-task 3 --batch 3 "
+    "--min-seconds 0.005 --no-progress --seed 5 ";
+
+TEST(Collect, ShardsMergedHoldExactlyTheSchedulesOfOneUnshardedCollect) {
+  TempDir d;
+  const std::string whole = d / "whole.jsonl", s1 = d / "s1.jsonl", s2 = d / "s2.jsonl", merged = d / "m.jsonl";
+  ASSERT_EQ(tlptune(std::string(kThreeOps) + "--log " + whole).code, 0);
+  CliRun first = tlptune(std::string(kThreeOps) + "--shard 1/2 --log " + s1);
+  ASSERT_EQ(first.code, 0) << first.output;
+  EXPECT_NE(first.output.find("for 2 operators"), std::string::npos) << "tasks 1 and 3: " << first.output;
+  ASSERT_EQ(tlptune(std::string(kThreeOps) + "--shard 2/2 --log " + s2).code, 0);
+  const auto s1_before = task_schedules(s1);
+
+  CliRun m = tlptune("merge " + s1 + " " + s2 + " --out " + merged);
+  ASSERT_EQ(m.code, 0) << m.output;
+  EXPECT_EQ(task_schedules(merged), task_schedules(whole));
+  EXPECT_EQ(task_schedules(s1), s1_before) << "an input was changed";
+
+  // Merging again adds nothing: every record is already there.
+  CliRun again = tlptune("merge " + s1 + " " + s2 + " " + whole + " --out " + merged);
+  ASSERT_EQ(again.code, 0) << again.output;
+  EXPECT_NE(again.output.find("merged 0 records"), std::string::npos) << again.output;
+  EXPECT_EQ(task_schedules(merged), task_schedules(whole));
+}
+
+TEST(Collect, BadShardsAndMergesAreOneLineAndWriteNothing) {
+  TempDir d;
+  for (const char *spec : {"3/2", "0/2", "2", "a/b", "1/0"}) {
+    CliRun r = tlptune(std::string(kCollect) + "--per-task 1 --shard " + spec + " --log " + (d / "x.jsonl"));
+    EXPECT_EQ(r.code, 1) << spec << ": " << r.output;
+    EXPECT_NE(r.output.find(std::string("--shard ") + spec + ": give I/N with 1 <= I <= N"), std::string::npos)
+        << r.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(d / "x.jsonl"));
+
+  const std::string a = d / "a.jsonl";
+  ASSERT_EQ(tlptune(std::string(kCollect) + "--per-task 2 --log " + a).code, 0);
+  const std::string before = tlp::testing::read_json_lines(a).front().dump();
+  CliRun same = tlptune("merge " + a + " --out " + a);
+  EXPECT_EQ(same.code, 1);
+  EXPECT_NE(same.output.find("is also an input"), std::string::npos) << same.output;
+
+  // An older format beside a newer one.
+  std::string old_lines;
+  for (nlohmann::json r : tlp::testing::read_json_lines(a)) {
+    r.erase("machine");
+    r["v"] = 2;
+    old_lines += r.dump() + "\n";
+  }
+  const std::string old = d.write("old.jsonl", old_lines);
+  CliRun mixed = tlptune("merge " + a + " " + old + " --out " + (d / "m.jsonl"));
+  EXPECT_EQ(mixed.code, 1) << mixed.output;
+  EXPECT_NE(mixed.output.find("records of different formats"), std::string::npos) << mixed.output;
+  EXPECT_FALSE(std::filesystem::exists(d / "m.jsonl")) << "nothing is written when the merge is refused";
+
+  const std::string not_log = d.write("n.jsonl", "{\"hello\": 1}\n");
+  CliRun bad = tlptune("merge " + a + " " + not_log + " --out " + (d / "m.jsonl"));
+  EXPECT_EQ(bad.code, 1) << bad.output;
+  EXPECT_NE(bad.output.find("n.jsonl"), std::string::npos) << bad.output;
+  EXPECT_EQ(tlp::testing::read_json_lines(a).front().dump(), before);
 }
 
 TEST(PlatformSpec, GroupsThreadCountsUnderTheirTarget) {
