@@ -439,7 +439,7 @@ TEST(Workload, LibraryKindsAreUniqueAndDefaultsAreValid) {
     EXPECT_EQ(&find_op(info.kind), &info);
     EXPECT_FALSE(info.help.empty());
   }
-  EXPECT_EQ(kinds.size(), 12u);
+  EXPECT_EQ(kinds.size(), 14u);
 }
 
 }  // namespace
