@@ -14,6 +14,7 @@
 #include "codegen/operator.h"
 #include "measure/builder.h"
 #include "measure/measure_record.h"
+#include "measure/measuring_service.h"
 #include "measure/measure_settings.h"
 #include "measure/record_log.h"
 #include "measure/runner_client.h"
@@ -39,10 +40,6 @@ struct MeasurerOptions {
   MeasureSettings settings;
 };
 
-struct MeasureTimes {
-  double build = 0, run = 0;
-};
-
 // The platform the records of `target` name: for a CPU, cpu_platform(target,
 // threads); for a GPU, what the runner's --probe-gpu reports (through
 // runner_command when given), except when only building. Throws
@@ -51,7 +48,7 @@ std::string measurement_platform(const std::string &target, int threads, bool bu
                                  const std::string &runner_command);
 
 
-class Measurer {
+class Measurer : public MeasuringService {
  public:
   explicit Measurer(MeasurerOptions o);
   ~Measurer();
@@ -63,7 +60,7 @@ class Measurer {
   std::vector<MeasureRecord> measure(const Operator &op, const std::vector<Schedule> &schedules,
                                      const std::atomic<bool> &stop,
                                      const std::function<void(const MeasureRecord &)> &on_record,
-                                     const std::unordered_set<std::string> *skip = nullptr);
+                                     const std::unordered_set<std::string> *skip = nullptr) override;
 
   // Builds each schedule once (schedules[i] of ops[i]), then runs them all `rounds`
   // times, round after round, each once per round and per thread count; round r
@@ -73,16 +70,16 @@ class Measurer {
   // Returns early when `stop` turns true.
   void measure_side_by_side(const std::vector<const Operator *> &ops, const std::vector<Schedule> &schedules,
                             int rounds, const std::atomic<bool> &stop,
-                            const std::function<void(size_t, const MeasureRecord &)> &on_record);
+                            const std::function<void(size_t, const MeasureRecord &)> &on_record) override;
 
   // The platforms this measurer's records carry, one per thread count.
-  const std::vector<std::string> &platforms() const { return platforms_; }
+  const std::vector<std::string> &platforms() const override { return platforms_; }
 
   // Names one run of a schedule on a platform, for `skip`.
   static std::string run_key(const std::string &platform, const std::string &workload_key, const Schedule &s);
 
-  const MeasureTimes &times() const { return times_; }
-  int records_logged() const { return logged_; }
+  const MeasureTimes &times() const override { return times_; }
+  int records_logged() const override { return logged_; }
 
  private:
   std::string task_dir(const Operator &op);

@@ -34,7 +34,7 @@ void LayoutChoiceTuner::load_prior(const std::vector<MeasureRecord> &records, bo
   }
 }
 
-int LayoutChoiceTuner::round(Measurer &m, int n, const std::atomic<bool> &stop,
+int LayoutChoiceTuner::round(MeasuringService &m, int n, const std::atomic<bool> &stop,
                              const std::function<void()> &on_record) {
   if (variants_.size() == 1) return variants_[0]->round(m, n, stop, on_record);
   if (focus_ >= 0) return variants_[size_t(focus_)]->round(m, n, stop, on_record);
@@ -53,7 +53,7 @@ size_t LayoutChoiceTuner::leader() const {
   return best;
 }
 
-void LayoutChoiceTuner::measure_best_again(Measurer &m, int top, int rounds, const std::atomic<bool> &stop,
+void LayoutChoiceTuner::measure_best_again(MeasuringService &m, int top, int rounds, const std::atomic<bool> &stop,
                                            const std::function<void()> &on_record) {
   const double best = best_cost();
   for (size_t i = 0; i < variants_.size(); ++i) {

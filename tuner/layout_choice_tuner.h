@@ -26,11 +26,11 @@ class LayoutChoiceTuner {
 
   // Up to n new candidates of the variant whose turn it is; 0 once every variant's
   // space is used up (or, with several, every variant is done).
-  int round(Measurer &m, int n, const std::atomic<bool> &stop, const std::function<void()> &on_record);
+  int round(MeasuringService &m, int n, const std::atomic<bool> &stop, const std::function<void()> &on_record);
 
   // Measures the fastest kernels again (TaskTuner::measure_best_again) of every
   // variant within 10% of the best, so the winner is decided side by side.
-  void measure_best_again(Measurer &m, int top, int rounds, const std::atomic<bool> &stop,
+  void measure_best_again(MeasuringService &m, int top, int rounds, const std::atomic<bool> &stop,
                           const std::function<void()> &on_record);
 
   // From now on rounds go to the variant in `layout` alone, and it is measured again

@@ -71,7 +71,7 @@ void TaskTuner::load_prior(const std::vector<MeasureRecord> &records, bool resum
   if (resume) sum_.trials_total = sum_.skipped_known;
 }
 
-int TaskTuner::round(Measurer &m, int n, const std::atomic<bool> &stop, const std::function<void()> &on_record) {
+int TaskTuner::round(MeasuringService &m, int n, const std::atomic<bool> &stop, const std::function<void()> &on_record) {
   const double ts = steady_seconds();
   std::vector<Schedule> batch = policy_->propose(n, measured_);
   last_round_ = batch;
@@ -114,7 +114,7 @@ int TaskTuner::round(Measurer &m, int n, const std::atomic<bool> &stop, const st
   return int(costs.size());
 }
 
-void TaskTuner::measure_best_again(Measurer &m, int top, int rounds, const std::atomic<bool> &stop,
+void TaskTuner::measure_best_again(MeasuringService &m, int top, int rounds, const std::atomic<bool> &stop,
                                    const std::function<void()> &on_record) {
   if (top <= 0 || rounds <= 0) return;
   const double t0 = steady_seconds();

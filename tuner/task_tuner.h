@@ -1,6 +1,6 @@
 // The search state of one task (one operator on one target): its DAG and
 // schedule space, the policy and its cost model, what is already measured, and
-// the best kernel so far. Rounds of measurement go through a shared Measurer.
+// the best kernel so far. Rounds of measurement go through a shared MeasuringService.
 #pragma once
 
 #include <atomic>
@@ -39,7 +39,7 @@ class TaskTuner {
   // 0 means the space has nothing new left. The measurer may also run them on
   // other platforms (thread counts): those records are logged, but only this
   // task's platform counts here.
-  int round(Measurer &m, int n, const std::atomic<bool> &stop, const std::function<void()> &on_record);
+  int round(MeasuringService &m, int n, const std::atomic<bool> &stop, const std::function<void()> &on_record);
 
   // The candidates the last round proposed (also those left unmeasured by a stop).
   const std::vector<Schedule> &last_round() const { return last_round_; }
@@ -51,7 +51,7 @@ class TaskTuner {
   // confirmed (tuner/final_pass.h); each measures the kernels due beside the best
   // so far (from an earlier pass, or an earlier run of a resumed log). Fills
   // summary().finals.
-  void measure_best_again(Measurer &m, int top, int rounds, const std::atomic<bool> &stop,
+  void measure_best_again(MeasuringService &m, int top, int rounds, const std::atomic<bool> &stop,
                           const std::function<void()> &on_record);
 
   // Fills in the Halide source of the best kernel and the policy's model time.

@@ -281,7 +281,7 @@ std::vector<std::string> network_layout_candidates(const std::vector<std::unique
 // the first task reading the network's NCHW input, and every conversion the plan
 // asks about tuned on the spot as a layout_convert operator, once per shape and pair.
 void plan_network_layouts(const TuneOptions &o, const Halide::Target &target,
-                          const std::vector<std::unique_ptr<LayoutChoiceTuner>> &tasks, Measurer &measurer,
+                          const std::vector<std::unique_ptr<LayoutChoiceTuner>> &tasks, MeasuringService &measurer,
                           CostModel *model, const std::atomic<bool> &stop, NetworkSummary &out) {
   std::vector<LayoutPlanTask> plan_tasks;
   std::vector<std::array<Shape, 2>> activations;  // per task: input and output, NCHW, Halide order {W,H,C,N}
@@ -353,7 +353,7 @@ std::string plan_latency_text(const LayoutPlan &plan) {
 struct NetworkRounds {
   std::vector<std::unique_ptr<LayoutChoiceTuner>> &tasks;
   const std::vector<double> &weights;
-  Measurer &measurer;
+  MeasuringService &measurer;
   const TuneOptions &o;
   const std::atomic<bool> &stop;
   std::string network;
