@@ -46,7 +46,8 @@ Measurer::Measurer(MeasurerOptions o) : o_(std::move(o)) {
     platforms_.push_back(measurement_platform(o_.target, t, o_.build_only, o_.runner_command));
   }
   if (!parse_target(o_.target).has_gpu_feature()) machine_ = this_machine();
-  if (!o_.build_only) log_ = std::make_unique<RecordLog>(o_.log_path);  // refuses a bad log before any work
+  // Refuses a bad log before any work. No log: a fleet rank's records go to rank 0, which logs them.
+  if (!o_.build_only && !o_.log_path.empty()) log_ = std::make_unique<RecordLog>(o_.log_path);
   work_ = std::make_unique<WorkDir>(o_.work_dir);
   builder_ = make_target_builder(o_.target, work_->path(), o_.settings);
   if (o_.build_only) return;

@@ -35,7 +35,7 @@ struct MeasurerOptions {
   // shell command (e.g. "ssh gpu-host tlptune-runner"); the runner it reaches
   // must see the work folder at the same path.
   std::string runner_command;
-  std::string log_path;
+  std::string log_path;     // empty: records are not logged here (a fleet rank's go to rank 0)
   std::string work_dir;     // empty: a temporary folder removed at the end
   MeasureSettings settings;
 };

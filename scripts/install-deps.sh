@@ -15,5 +15,6 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   libgtest-dev \
   libopenblas-dev libdnnl-dev \
   libonnx-dev libprotobuf-dev \
+  openmpi-bin libopenmpi-dev \
   ocl-icd-opencl-dev >/dev/null
 echo "tlptune dependencies are installed"

@@ -11,6 +11,7 @@
 
 #include "codegen/layout_choice.h"
 #include "codegen/target.h"
+#include "fleet/fleet_measurer.h"
 #include "measure/measurer.h"
 #include "measure/record_log.h"
 #include "search/network_spec.h"
@@ -89,9 +90,17 @@ std::vector<PlatformSpec> platforms(const CollectOptions &c) {
 
 // One measurer per target; the first serves the first platform, which drives
 // sampling, and any other thread counts of its target.
-std::vector<std::unique_ptr<Measurer>> make_measurers(const std::vector<TargetPlatforms> &groups,
-                                                       const TuneOptions &o) {
-  std::vector<std::unique_ptr<Measurer>> out;
+std::vector<std::unique_ptr<MeasuringService>> make_measurers(const std::vector<TargetPlatforms> &groups,
+                                                               const TuneOptions &o, const FleetRank &fleet) {
+  std::vector<std::unique_ptr<MeasuringService>> out;
+  if (fleet.fleet()) {  // rank 0: the other ranks measure
+    if (groups.size() != 1 || groups[0].threads.size() != 1)
+      throw std::runtime_error("collect on an MPI fleet measures one platform per run so far; give one --platforms entry");
+    MeasurerOptions mo = measurer_options(o, groups[0].target);
+    mo.threads = groups[0].threads;
+    out.push_back(std::make_unique<FleetMeasurer>(fleet, mo));
+    return out;
+  }
   for (const TargetPlatforms &g : groups) {
     MeasurerOptions mo = measurer_options(o, g.target);
     mo.threads = g.threads;
@@ -116,7 +125,7 @@ PriorRuns prior_runs(const std::vector<MeasureRecord> &prior, const std::string 
   return p;
 }
 
-int run_collect(const CollectOptions &c) {
+int run_collect(const CollectOptions &c, const FleetRank &fleet) {
   const std::atomic<bool> &stop = stop_on_interrupt();
   const std::vector<PlatformSpec> plats = platforms(c);
   const std::vector<TargetPlatforms> groups = group_by_target(plats);
@@ -140,7 +149,7 @@ int run_collect(const CollectOptions &c) {
     missing += std::max(0, c.per_task - tasks.back()->summary().trials_total);
   }
   prior.clear();
-  auto measurers = make_measurers(groups, c.tune);
+  auto measurers = make_measurers(groups, c.tune, fleet);
   ProgressBar bar("collecting", missing);
   int done = 0;
   auto remember = [&](const MeasureRecord &r) {
@@ -189,7 +198,7 @@ int run_collect(const CollectOptions &c) {
 
 }  // namespace
 
-Command add_collect_command(CLI::App &app) {
+Command add_collect_command(CLI::App &app, const FleetRank &fleet) {
   auto c = std::make_shared<CollectOptions>();
   c->tune.policy = "random";
   Command cmd;
@@ -224,8 +233,8 @@ Command add_collect_command(CLI::App &app) {
   sub->add_option("--batch", c->tune.batch, "Candidates built and measured per round")->capture_default_str();
   add_measure_settings_options(*sub, c->tune.measure);
   sub->add_flag("!--no-progress", c->tune.progress, "Do not draw the progress bar");
-  cmd.run = [c] {
-    return run_collect(*c);
+  cmd.run = [c, fleet] {
+    return run_collect(*c, fleet);
   };
   return cmd;
 }

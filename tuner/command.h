@@ -8,6 +8,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "fleet/fleet.h"
+
 namespace tlp {
 
 struct Command {
@@ -25,7 +27,7 @@ Command add_tune_command(CLI::App &app);
 Command add_show_command(CLI::App &app);
 Command add_replay_command(CLI::App &app);
 Command add_ops_command(CLI::App &app);
-Command add_collect_command(CLI::App &app);
+Command add_collect_command(CLI::App &app, const FleetRank &fleet);
 Command add_measure_command(CLI::App &app);
 Command add_train_command(CLI::App &app);
 Command add_eval_command(CLI::App &app);

@@ -1,12 +1,17 @@
 // tlptune: an autotuner for tensor operators, guided by the TLP cost model.
 #include <cstdio>
 #include <exception>
+#include <stdexcept>
 #include <vector>
 
+#include "fleet/fleet.h"
+#include "fleet/fleet_worker.h"
 #include "search/tlptune_version.h"
 #include "tuner/command.h"
 
-int main(int argc, char **argv) {
+namespace {
+
+int run_command(int argc, char **argv, const tlp::FleetRank &fleet) {
   CLI::App app{
       "tlptune: tunes tensor operators (matmul, conv2d, softmax, ...) for a CPU by searching schedules,\n"
       "compiling them with Halide and measuring them. Every measurement is appended to a log.\n\n"
@@ -22,7 +27,7 @@ int main(int argc, char **argv) {
   app.set_version_flag("--version", tlp::kTlptuneVersion);
   std::vector<tlp::Command> commands = {tlp::add_tune_command(app), tlp::add_show_command(app),
                                         tlp::add_replay_command(app), tlp::add_ops_command(app),
-                                        tlp::add_collect_command(app), tlp::add_measure_command(app),
+                                        tlp::add_collect_command(app, fleet), tlp::add_measure_command(app),
                                         tlp::add_train_command(app), tlp::add_eval_command(app),
                                         tlp::add_peers_command(app), tlp::add_bench_command(app),
                                         tlp::add_bundle_command(app), tlp::add_bundle_import_command(app),
@@ -37,6 +42,9 @@ int main(int argc, char **argv) {
     if (!c.app->parsed()) continue;
     *c.invoked = tlp::shell_quoted_command_line(argc, argv);
     try {
+      if (fleet.fleet() && c.app->get_name() != "collect")
+        throw std::runtime_error("on an MPI fleet only 'collect' is built so far; run '" + c.app->get_name() +
+                                 "' without mpirun");
       return c.run();
     } catch (const std::exception &e) {
       fprintf(stderr, "tlptune %s: error: %s\n", c.app->get_name().c_str(), e.what());
@@ -44,4 +52,23 @@ int main(int argc, char **argv) {
     }
   }
   return tlp::kExitError;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  // Under mpirun or srun, every rank but 0 serves measurement jobs (fleet/fleet.h).
+  const tlp::FleetRank fleet = tlp::join_fleet(&argc, &argv);
+  int code = tlp::kExitError;
+  if (fleet.fleet() && fleet.rank > 0) {
+    try {
+      code = tlp::serve_fleet_jobs(fleet);
+    } catch (const std::exception &e) {
+      fprintf(stderr, "tlptune rank %d: error: %s\n", fleet.rank, e.what());
+    }
+  } else {
+    code = run_command(argc, argv, fleet);
+  }
+  tlp::leave_fleet(fleet, code);
+  return code;
 }

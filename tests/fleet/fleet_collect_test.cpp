@@ -1,0 +1,120 @@
+// collect on an MPI fleet (mpirun on this machine, 3 ranks): rank 0 logs what
+// ranks 1 and 2 measure, the same records a single process would make; a rank
+// killed mid-run costs nothing (its job goes to another rank), no schedule is
+// measured twice; and the fleet refuses what it does not do yet.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/tuner/cli_test_util.h"
+
+namespace {
+
+using tlp::testing::CliRun;
+using tlp::testing::read_json_lines;
+using tlp::testing::run_program;
+using tlp::testing::TempDir;
+using tlp::testing::tlptune;
+
+const std::string kMpirun = std::string("'") + TLP_MPIRUN + "' --oversubscribe --allow-run-as-root --enable-recovery ";
+// Without recovery, mpirun exits with rank 0's code (with it, mpirun reports 0 whatever happened).
+const std::string kMpirunNoRecovery = std::string("'") + TLP_MPIRUN + "' --oversubscribe --allow-run-as-root ";
+
+std::string collect_args(const std::string &log, int per_task) {
+  return "collect --ops matmul:M=64,N=64,K=64 softmax:M=32,N=256 --per-task " + std::to_string(per_task) +
+         " --batch 2 --min-seconds 0.02 --build-timeout 3 --run-timeout 3 --no-progress --seed 9 --log '" + log + "'";
+}
+
+CliRun fleet_run(int ranks, const std::string &args, const std::string &mpirun = kMpirun) {
+  return run_program("/bin/sh", "-c \"" + mpirun + "-np " + std::to_string(ranks) + " '" + TLPTUNE_PATH + "' " + args +
+                                    "\"");
+}
+
+// workload + schedule of each record, and how often each occurs.
+std::map<std::string, int> measured(const std::string &log) {
+  std::map<std::string, int> out;
+  for (const auto &r : read_json_lines(log)) ++out[r.at("workload").dump() + r.at("schedule").dump()];
+  return out;
+}
+
+std::set<std::string> keys_of(const nlohmann::json &record) {
+  std::set<std::string> k;
+  for (const auto &[key, value] : record.items()) k.insert(key);
+  return k;
+}
+
+TEST(FleetCollect, ThreeRanksLogTheRecordsOneProcessWouldWithTheSameSchedules) {
+  TempDir d;
+  const std::string alone = d / "alone.jsonl", fleet = d / "fleet.jsonl";
+  ASSERT_EQ(tlptune(collect_args(alone, 3)).code, 0);
+  CliRun r = fleet_run(3, collect_args(fleet, 3));
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("fleet: 2 of 2 ranks measure"), std::string::npos) << r.output;
+  EXPECT_EQ(measured(fleet), measured(alone));
+  const auto a = read_json_lines(alone), f = read_json_lines(fleet);
+  ASSERT_EQ(f.size(), 6u);
+  for (const auto &rec : f) {
+    EXPECT_EQ(rec.at("platform"), a.front().at("platform")) << "the ranks measure on this machine";
+    EXPECT_EQ(keys_of(rec), keys_of(a.front()));
+    EXPECT_EQ(rec.at("error"), "none");
+  }
+}
+
+TEST(FleetCollect, ARankKilledMidRunLosesNothingAndNothingIsMeasuredTwice) {
+  TempDir d;
+  const std::string alone = d / "alone.jsonl", fleet = d / "fleet.jsonl", err = d / "err.txt";
+  ASSERT_EQ(tlptune(collect_args(alone, 10)).code, 0);
+  const pid_t launcher = fork();
+  if (launcher == 0) {
+    const std::string cmd = kMpirun + "-np 3 '" + TLPTUNE_PATH + "' " + collect_args(fleet, 10) + " > '" + err + "' 2>&1";
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char *>(nullptr));
+    _exit(127);
+  }
+  // Rank 1 says its pid when it starts; kill it once some records are in.
+  pid_t victim = 0;
+  const auto start = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - start < std::chrono::seconds(60)) {
+    std::ifstream f(err);
+    for (std::string line; std::getline(f, line);) {
+      const auto at = line.find("rank 1 of 3: serving measurement jobs (pid ");
+      if (at != std::string::npos) victim = std::stoi(line.substr(line.find("(pid ") + 5));
+    }
+    if (victim > 0 && read_json_lines(fleet).size() >= 2) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_GT(victim, 0) << "rank 1 never started";
+  ASSERT_EQ(kill(victim, SIGKILL), 0);
+  int status = 0;
+  waitpid(launcher, &status, 0);
+  std::ifstream f(err);
+  const std::string output((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << output;
+  EXPECT_NE(output.find("fleet: rank 1 lost"), std::string::npos) << output;
+  const auto m = measured(fleet);
+  EXPECT_EQ(m, measured(alone)) << "every planned schedule, each once";
+  for (const auto &[key, n] : m) EXPECT_EQ(n, 1) << key;
+}
+
+TEST(FleetCollect, WhatTheFleetDoesNotDoYetIsRefusedInOneLine) {
+  TempDir d;
+  CliRun tune =
+      fleet_run(2, "tune --op matmul:M=32,N=32,K=32 --trials 2 --log '" + (d / "t.jsonl") + "'", kMpirunNoRecovery);
+  EXPECT_NE(tune.code, 0);
+  EXPECT_NE(tune.output.find("on an MPI fleet only 'collect' is built so far"), std::string::npos) << tune.output;
+  CliRun two = fleet_run(2, collect_args(d / "c.jsonl", 1) + " --platforms host@1 host@2", kMpirunNoRecovery);
+  EXPECT_NE(two.code, 0);
+  EXPECT_NE(two.output.find("one platform per run"), std::string::npos) << two.output;
+}
+
+}  // namespace
