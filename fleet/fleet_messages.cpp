@@ -3,6 +3,8 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <stdexcept>
 
 namespace tlp::fleet {
@@ -44,10 +46,16 @@ Received read_probed(const MPI_Status &status) {
 }  // namespace
 
 Received Mailbox::receive_from(int rank) {
-  MPI_Status status;
-  if (MPI_Probe(rank, MPI_ANY_TAG, MPI_COMM_WORLD, &status) != MPI_SUCCESS)
-    throw std::runtime_error("the fleet lost its connection to rank " + std::to_string(rank));
-  return read_probed(status);
+  // Polls with a short sleep: MPI_Probe would spin, taking a core from the builds
+  // and runs of this machine while the rank waits for work.
+  for (;;) {
+    int flag = 0;
+    MPI_Status status;
+    if (MPI_Iprobe(rank, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &status) != MPI_SUCCESS)
+      throw std::runtime_error("the fleet lost its connection to rank " + std::to_string(rank));
+    if (flag) return read_probed(status);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 }
 
 std::optional<Received> Mailbox::poll() {
