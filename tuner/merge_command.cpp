@@ -62,7 +62,7 @@ int run_merge(const MergeOptions &o) {
                              "--from-log OLD --log NEW', then merge");
   }
   RecordLog out(o.out);
-  int added = 0, duplicates = 0, already = 0;
+  int added = 0, duplicates = 0;
   const size_t present_before = present.size();
   for (size_t i = 0; i < logs.size(); ++i) {
     int from_this = 0;
@@ -77,9 +77,8 @@ int run_merge(const MergeOptions &o) {
     printf("  %-50s %zu records, %d new\n", o.inputs[i].c_str(), logs[i].records.size(), from_this);
   }
   out.sync();
-  already = int(present_before);
   printf("merged %d records into %s (%d duplicates skipped; it held %d before)\n", added, o.out.c_str(), duplicates,
-         already);
+         int(present_before));
   return kExitOk;
 }
 
