@@ -32,6 +32,8 @@ FleetRank join_fleet(int *argc, char ***argv) {
   if (f.size == 1) {  // mpirun -np 1: one process, as without a launcher
     MPI_Finalize();
     f = FleetRank{};
+  } else {
+    f.mailbox = std::make_shared<fleet::Mailbox>();
   }
   return f;
 }

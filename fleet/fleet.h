@@ -15,6 +15,10 @@
 
 namespace tlp {
 
+namespace fleet {
+class Mailbox;
+}
+
 struct FleetRank {
   int rank = 0;
   int size = 1;  // 1: not a fleet
@@ -22,6 +26,10 @@ struct FleetRank {
   // and on the others by rank 0's stop message. Read by leave_fleet.
   std::shared_ptr<bool> rank_lost = std::make_shared<bool>(false);
   std::shared_ptr<std::set<int>> lost_ranks = std::make_shared<std::set<int>>();
+  // This process's end of the messages (on a fleet; null otherwise), and the
+  // number of the next measuring session rank 0 opens (fleet_messages.h).
+  std::shared_ptr<fleet::Mailbox> mailbox;
+  std::shared_ptr<long> next_session = std::make_shared<long>(0);
   bool fleet() const { return size > 1; }
 };
 

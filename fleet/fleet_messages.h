@@ -2,11 +2,18 @@
 // (point to point, one tag each). Rank 0 never blocks on a rank: it sends without
 // waiting for delivery and polls for answers.
 //
-//   kHello (0 -> r)  {"target", "threads", "settings": {...}}
-//   kReady (r -> 0)  {"platforms": [...], "version": "tlptune X"}  or {"error": "..."}
-//   kJob   (0 -> r)  {"id", "workload", "schedules": [text, ...]}
-//   kDone  (r -> 0)  {"id", "records": [record, ...]}  or {"id", "error": "..."}
-//   kStop  (0 -> r)  {"finalize": false after a rank was lost, when no rank may call MPI_Finalize}
+// A session is one measuring setup (target, threads, settings) on every rank;
+// a run may hold several (one per platform it collects), each job names its own.
+//
+//   kHello   (0 -> r)  {"session", "target", "threads", "settings": {...}}
+//   kReady   (r -> 0)  {"session", "platforms": [...], "version": "tlptune X"}  or {"session", "error": "..."}
+//   kJob     (0 -> r)  {"session", "id", "workload", "schedules": [text, ...]}
+//   kCompare (0 -> r)  {"session", "id", "workloads": [...], "schedules": [text, ...], "rounds"}:
+//                      the kernels measured side by side, `rounds` times each
+//   kDone    (r -> 0)  {"session", "id", "records": [record, ...], "kernels": [index, ...] (kCompare only)}
+//                      or {"session", "id", "error": "..."}
+//   kBye     (0 -> r)  {"session"}: the session is over, its builders and runner can go
+//   kStop    (0 -> r)  {"finalize": false after a rank was lost, when no rank may call MPI_Finalize}
 #pragma once
 
 #include <memory>
@@ -18,7 +25,7 @@
 
 namespace tlp::fleet {
 
-enum Tag : int { kHello = 1, kReady, kJob, kDone, kStop };
+enum Tag : int { kHello = 1, kReady, kJob, kDone, kStop, kCompare, kBye };
 
 struct Received {
   int from = 0;
@@ -26,7 +33,8 @@ struct Received {
   nlohmann::json message;
 };
 
-// One rank's end of the messages.
+// One rank's end of the messages: one per process (FleetRank holds it), living
+// until MPI ends, so that no text is freed while MPI may still be sending it.
 class Mailbox {
  public:
   Mailbox();

@@ -35,12 +35,11 @@ long peak_rss_kib() {
 }
 
 // A rank that answers at once: ready for the hello, one record per job.
-void echo(const std::string &platform, const std::string &workload) {
-  tlp::fleet::Mailbox box;
+void echo(tlp::fleet::Mailbox &box, const std::string &platform, const std::string &workload) {
   for (;;) {
     const tlp::fleet::Received m = box.receive_from(0);
     if (m.tag == tlp::fleet::kStop) return;
-    if (m.tag == tlp::fleet::kHello) box.post(0, tlp::fleet::kReady, {{"platforms", {platform}}, {"version", tlp::kTlptuneVersion}});
+    if (m.tag == tlp::fleet::kHello) box.post(0, tlp::fleet::kReady, {{"session", m.message.at("session")}, {"platforms", {platform}}, {"version", tlp::kTlptuneVersion}});
     if (m.tag != tlp::fleet::kJob) continue;
     tlp::MeasureRecord r;
     r.workload_key = workload;
@@ -50,7 +49,7 @@ void echo(const std::string &platform, const std::string &workload) {
     r.error = tlp::MeasureError::None;
     r.costs = {1e-3};
     r.median_cost = 1e-3;
-    box.post(0, tlp::fleet::kDone, {{"id", m.message.at("id")}, {"records", {r.to_json()}}});
+    box.post(0, tlp::fleet::kDone, {{"session", m.message.at("session")}, {"id", m.message.at("id")}, {"records", {r.to_json()}}});
   }
 }
 
@@ -66,7 +65,7 @@ int main(int argc, char **argv) {
   const std::string platform = tlp::cpu_platform(target, 1);
   const auto op = tlp::make_operator("matmul:M=64,N=64,K=64");
   if (f.rank > 0) {
-    echo(platform, op->workload().key());
+    echo(*f.mailbox, platform, op->workload().key());
     MPI_Finalize();
     return 0;
   }
@@ -74,6 +73,7 @@ int main(int argc, char **argv) {
   mo.target = target;
   mo.threads = {1};
   mo.log_path = argv[2];
+  {
   tlp::FleetMeasurer fleet(f, mo);
   // Distinct schedules (the tile sizes differ), as a search would send.
   const int jobs = std::atoi(argv[1]);
@@ -91,6 +91,7 @@ int main(int argc, char **argv) {
                                 {"rank0_peak_rss_kib", peak_rss_kib()}}
                      .dump()
                      .c_str());
+  }  // the measurer says goodbye to the ranks before MPI ends
   tlp::leave_fleet(f, 0);
   return 0;
 }

@@ -208,7 +208,7 @@ int run_bench_command(BenchOptions &o, const CheckOptions &c, const std::string 
 
 }  // namespace
 
-Command add_bench_command(CLI::App &app) {
+Command add_bench_command(CLI::App &app, const FleetRank &fleet) {
   auto o = std::make_shared<BenchOptions>();
   auto c = std::make_shared<CheckOptions>();
   auto json_path = std::make_shared<std::string>();
@@ -240,7 +240,11 @@ Command add_bench_command(CLI::App &app) {
   add_final_options(*sub, *o);
   add_check_options(*sub, *c);
   sub->add_flag("!--no-progress", o->runs.progress, "Do not draw progress bars");
-  cmd.run = [o, c, json_path, platform, invoked = cmd.invoked] {
+  cmd.run = [o, c, json_path, platform, invoked = cmd.invoked, fleet] {
+    o->runs.fleet = fleet;
+    if (fleet.fleet() && !o->peers.empty())
+      throw std::runtime_error("--peers run on rank 0's machine, not on the fleet's: bench peers without mpirun, on a "
+                               "machine of the fleet");
     return run_bench_command(*o, *c, *platform, *json_path, *invoked);
   };
   return cmd;

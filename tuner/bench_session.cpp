@@ -352,6 +352,7 @@ void remeasure_best_kernels(const BenchOptions &o, const std::vector<RunPlan> &p
   ro.threads = o.runs.threads;
   ro.min_seconds = o.runs.measure.min_seconds;
   ro.log_path = dir + "/remeasured.jsonl";
+  ro.fleet = o.runs.fleet;
   const std::vector<double> gflops = remeasure_side_by_side(kernels, ro, stop);
   if (stop) return;
   for (PolicyResult &run : report.runs) run.remeasured_gflops = run.remeasured_early_gflops = 0;  // none valid: 0

@@ -91,14 +91,21 @@ std::vector<PlatformSpec> platforms(const CollectOptions &c) {
 // One measurer per target; the first serves the first platform, which drives
 // sampling, and any other thread counts of its target.
 std::vector<std::unique_ptr<MeasuringService>> make_measurers(const std::vector<TargetPlatforms> &groups,
-                                                               const TuneOptions &o, const FleetRank &fleet) {
+                                                               const TuneOptions &o) {
   std::vector<std::unique_ptr<MeasuringService>> out;
-  if (fleet.fleet()) {  // rank 0: the other ranks measure
-    if (groups.size() != 1 || groups[0].threads.size() != 1)
-      throw std::runtime_error("collect on an MPI fleet measures one platform per run so far; give one --platforms entry");
-    MeasurerOptions mo = measurer_options(o, groups[0].target);
-    mo.threads = groups[0].threads;
-    out.push_back(std::make_unique<FleetMeasurer>(fleet, mo));
+  if (o.fleet.fleet()) {
+    // Rank 0: per platform, the ranks that have it; ranks of other kinds of
+    // machine measure the same schedules for theirs.
+    for (const TargetPlatforms &g : groups)
+      for (int threads : g.threads) {
+        MeasurerOptions mo = measurer_options(o, g.target);
+        mo.threads = {threads};
+        for (auto &m : FleetMeasurer::per_platform(o.fleet, mo)) out.push_back(std::move(m));
+      }
+    const std::string driver = measurement_platform(groups[0].target, groups[0].threads[0], false, "");
+    if (out[0]->platforms()[0] != driver)
+      throw std::runtime_error("fleet: no rank measures " + driver + ", the first platform, whose measurements guide "
+                               "the sampling; start rank 0 on a machine of the kind the ranks run on");
     return out;
   }
   for (const TargetPlatforms &g : groups) {
@@ -125,7 +132,7 @@ PriorRuns prior_runs(const std::vector<MeasureRecord> &prior, const std::string 
   return p;
 }
 
-int run_collect(const CollectOptions &c, const FleetRank &fleet) {
+int run_collect(const CollectOptions &c) {
   const std::atomic<bool> &stop = stop_on_interrupt();
   const std::vector<PlatformSpec> plats = platforms(c);
   const std::vector<TargetPlatforms> groups = group_by_target(plats);
@@ -149,7 +156,7 @@ int run_collect(const CollectOptions &c, const FleetRank &fleet) {
     missing += std::max(0, c.per_task - tasks.back()->summary().trials_total);
   }
   prior.clear();
-  auto measurers = make_measurers(groups, c.tune, fleet);
+  auto measurers = make_measurers(groups, driver);
   ProgressBar bar("collecting", missing);
   int done = 0;
   auto remember = [&](const MeasureRecord &r) {
@@ -183,11 +190,13 @@ int run_collect(const CollectOptions &c, const FleetRank &fleet) {
   }
   if (c.tune.progress) bar.finish();
   printf("collected %d new records for %zu operators into %s", done, tasks.size(), c.tune.log_path.c_str());
-  if (plats.size() > 1) {
-    int logged = 0;
-    for (const auto &m : measurers) logged += m->records_logged();
-    printf(", and %d on the other %zu platforms", logged - done, plats.size() - 1);
+  size_t platform_count = 0;
+  int logged = 0;
+  for (const auto &m : measurers) {
+    platform_count += m->platforms().size();
+    logged += m->records_logged();
   }
+  if (platform_count > 1) printf(", and %d on the other %zu platforms", logged - done, platform_count - 1);
   printf("\n");
   if (stop) {
     fprintf(stderr, "interrupted: run the same command again to continue where it stopped\n");
@@ -234,7 +243,8 @@ Command add_collect_command(CLI::App &app, const FleetRank &fleet) {
   add_measure_settings_options(*sub, c->tune.measure);
   sub->add_flag("!--no-progress", c->tune.progress, "Do not draw the progress bar");
   cmd.run = [c, fleet] {
-    return run_collect(*c, fleet);
+    c->tune.fleet = fleet;
+    return run_collect(*c);
   };
   return cmd;
 }

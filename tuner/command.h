@@ -23,7 +23,7 @@ struct Command {
 // argv joined into one line a shell reads back as the same words.
 std::string shell_quoted_command_line(int argc, const char *const *argv);
 
-Command add_tune_command(CLI::App &app);
+Command add_tune_command(CLI::App &app, const FleetRank &fleet);
 Command add_show_command(CLI::App &app);
 Command add_replay_command(CLI::App &app);
 Command add_ops_command(CLI::App &app);
@@ -32,7 +32,7 @@ Command add_measure_command(CLI::App &app);
 Command add_train_command(CLI::App &app);
 Command add_eval_command(CLI::App &app);
 Command add_peers_command(CLI::App &app);
-Command add_bench_command(CLI::App &app);
+Command add_bench_command(CLI::App &app, const FleetRank &fleet);
 Command add_bundle_command(CLI::App &app);
 Command add_bundle_import_command(CLI::App &app);
 Command add_tasks_command(CLI::App &app);

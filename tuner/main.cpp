@@ -25,11 +25,11 @@ int run_command(int argc, char **argv, const tlp::FleetRank &fleet) {
       "             tlptune export model.jsonl --network model.jsonl.network.json --out model-kernels/"};
   app.require_subcommand(1);
   app.set_version_flag("--version", tlp::kTlptuneVersion);
-  std::vector<tlp::Command> commands = {tlp::add_tune_command(app), tlp::add_show_command(app),
+  std::vector<tlp::Command> commands = {tlp::add_tune_command(app, fleet), tlp::add_show_command(app),
                                         tlp::add_replay_command(app), tlp::add_ops_command(app),
                                         tlp::add_collect_command(app, fleet), tlp::add_measure_command(app),
                                         tlp::add_train_command(app), tlp::add_eval_command(app),
-                                        tlp::add_peers_command(app), tlp::add_bench_command(app),
+                                        tlp::add_peers_command(app), tlp::add_bench_command(app, fleet),
                                         tlp::add_bundle_command(app), tlp::add_bundle_import_command(app),
                                         tlp::add_tasks_command(app), tlp::add_export_command(app),
                                         tlp::add_merge_command(app)};
@@ -42,9 +42,10 @@ int run_command(int argc, char **argv, const tlp::FleetRank &fleet) {
     if (!c.app->parsed()) continue;
     *c.invoked = tlp::shell_quoted_command_line(argc, argv);
     try {
-      if (fleet.fleet() && c.app->get_name() != "collect")
-        throw std::runtime_error("on an MPI fleet only 'collect' is built so far; run '" + c.app->get_name() +
-                                 "' without mpirun");
+      const std::string name = c.app->get_name();
+      if (fleet.fleet() && name != "collect" && name != "tune" && name != "bench")
+        throw std::runtime_error("'" + name + "' measures nothing to share out: run it without mpirun (on a fleet: "
+                                 "tune, collect, bench)");
       return c.run();
     } catch (const std::exception &e) {
       fprintf(stderr, "tlptune %s: error: %s\n", c.app->get_name().c_str(), e.what());

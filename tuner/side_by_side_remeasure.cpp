@@ -4,6 +4,7 @@
 
 #include "codegen/operator.h"
 #include "codegen/target.h"
+#include "fleet/fleet_measurer.h"
 #include "measure/measurer.h"
 #include "measure/platform.h"
 #include "tuner/bench/bench_report_internal.h"
@@ -20,7 +21,7 @@ std::vector<double> remeasure_side_by_side(const std::vector<RemeasureKernel> &k
   mo.threads = {o.threads > 0 ? o.threads : hardware_threads()};
   mo.log_path = o.log_path;
   mo.settings.min_seconds = o.min_seconds;
-  Measurer measurer(mo);
+  const auto measurer = make_measuring_service(o.fleet, mo);
   std::vector<const Operator *> op_of;
   std::vector<Schedule> schedules;
   for (size_t i = 0; i < kernels.size(); ++i) {
@@ -28,7 +29,7 @@ std::vector<double> remeasure_side_by_side(const std::vector<RemeasureKernel> &k
     schedules.push_back(kernels[i].schedule);
   }
   std::vector<std::vector<double>> gflops(kernels.size());
-  measurer.measure_side_by_side(op_of, schedules, o.rounds, stop, [&](size_t k, const MeasureRecord &r) {
+  measurer->measure_side_by_side(op_of, schedules, o.rounds, stop, [&](size_t k, const MeasureRecord &r) {
     if (r.ok() && r.median_cost > 0) gflops[k].push_back(ops[k]->flops() / r.median_cost / 1e9);
   });
   std::vector<double> out;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "fleet/fleet.h"
 #include "search/schedule.h"
 #include "measure/timing_protocol.h"
 
@@ -26,6 +27,7 @@ struct RemeasureOptions {
   int threads = 0;           // kernel threads (0: every hardware thread)
   double min_seconds = kDefaultMinSeconds;  // timed seconds per measurement, at least
   std::string log_path;      // every measurement is appended here
+  FleetRank fleet;           // on rank 0 of an MPI fleet, one of the other ranks measures
 };
 
 // Per kernel, the median GFLOP/s over the rounds in which it measured cleanly; 0

@@ -272,7 +272,7 @@ std::string network_file_of(const OnnxSource &src, const std::string &log_path) 
 
 }  // namespace
 
-Command add_tune_command(CLI::App &app) {
+Command add_tune_command(CLI::App &app, const FleetRank &fleet) {
   auto o = std::make_shared<TuneOptions>();
   auto json_path = std::make_shared<std::string>();
   auto network = std::make_shared<std::string>();
@@ -345,7 +345,11 @@ Command add_tune_command(CLI::App &app) {
   sub->add_option("--peers", *peers,
                   "With a network: also time its operators in these libraries (onednn, openblas; comma-separated) and "
                   "report their sum over the same operators beside tlptune's");
-  c.run = [o, json_path, network, platform, onnx, sub, peers] {
+  c.run = [o, json_path, network, platform, onnx, sub, peers, fleet] {
+    o->fleet = fleet;
+    if (fleet.fleet() && !peers->empty())
+      throw std::runtime_error("--peers run on rank 0's machine, not on the fleet's: compare with 'tlptune show LOG "
+                               "--network FILE --peers ...' on a machine of the fleet");
     for (const char *name : {"--layouts", "--plan-share", "--conversion-trials", "--peers"})
       if (sub->count(name) && network->empty() && onnx->model.empty())
         throw std::runtime_error(std::string(name) + " applies to a network: give --network FILE or --onnx MODEL");

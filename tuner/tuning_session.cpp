@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fleet/fleet_measurer.h"
 #include "codegen/layout_choice.h"
 #include "codegen/target.h"
 #include "measure/measurer.h"
@@ -187,7 +188,8 @@ TuneSummary run_tuning(const TuneOptions &given, const std::atomic<bool> &stop) 
             "note: %s holds %d measurements of this task; they will not be measured again "
             "(--resume counts them toward --trials)\n",
             o.log_path.c_str(), known);
-  Measurer measurer(measurer_options(o, target.to_string()));
+  const auto measuring = make_measuring_service(o.fleet, measurer_options(o, target.to_string()));
+  MeasuringService &measurer = *measuring;
   ProgressBar bar("tuning " + o.op_spec, o.trials);
   int trials = task.trials_total();
   auto progress = [&] {
@@ -425,7 +427,8 @@ NetworkSummary run_network_tuning(const TuneOptions &given, const std::string &n
     tasks.back()->load_prior(prior, o.resume);
     out.weights.push_back(spec.tasks[i].weight);
   }
-  Measurer measurer(measurer_options(o, target.to_string()));
+  const auto measuring = make_measuring_service(o.fleet, measurer_options(o, target.to_string()));
+  MeasuringService &measurer = *measuring;
   NetworkRounds rounds{tasks, out.weights, measurer, o, stop, spec.name};
   for (const auto &t : tasks) rounds.spent += t->trials_total();
   const bool plans = o.network_layouts == "any";

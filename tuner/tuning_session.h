@@ -11,6 +11,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "fleet/fleet.h"
 #include "search/evolutionary_search.h"
 #include "search/layout_plan.h"
 #include "search/schedule.h"
@@ -49,6 +50,7 @@ struct TuneOptions {
   bool progress = true;
   bool build_only = false;   // build and validate candidates, never run them (GPU targets here)
   std::string runner_command;  // empty: the local tlptune-runner (see MeasurerOptions)
+  FleetRank fleet;             // on rank 0 of an MPI fleet, the other ranks measure (fleet/fleet.h)
   // At the end, the final_top fastest kernels are measured again, final_rounds
   // times side by side, and the best is the lowest median over each kernel's
   // measurements (measure/kernel_cost_table.h). 0 for either skips it.
