@@ -1,7 +1,7 @@
 // collect on an MPI fleet (mpirun on this machine, 3 ranks): rank 0 logs what
-// ranks 1 and 2 measure, the same records a single process would make; a rank
-// killed mid-run costs nothing (its job goes to another rank), no schedule is
-// measured twice; and the fleet refuses what it does not do yet.
+// ranks 1 and 2 measure, the same records a single process would make, on every
+// platform asked for; a rank killed mid-run costs nothing (its job goes to
+// another rank), no schedule is measured twice.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -10,48 +10,18 @@
 
 #include <chrono>
 #include <fstream>
-#include <map>
-#include <set>
 #include <string>
 #include <thread>
 
-#include <nlohmann/json.hpp>
-
-#include "tests/tuner/cli_test_util.h"
+#include "tests/fleet/fleet_test_util.h"
 
 namespace {
 
-using tlp::testing::CliRun;
-using tlp::testing::read_json_lines;
-using tlp::testing::run_program;
-using tlp::testing::TempDir;
-using tlp::testing::tlptune;
-
-const std::string kMpirun = std::string("'") + TLP_MPIRUN + "' --oversubscribe --allow-run-as-root --enable-recovery ";
-// Without recovery, mpirun exits with rank 0's code (with it, mpirun reports 0 whatever happened).
-const std::string kMpirunNoRecovery = std::string("'") + TLP_MPIRUN + "' --oversubscribe --allow-run-as-root ";
+using namespace tlp::testing;
 
 std::string collect_args(const std::string &log, int per_task) {
   return "collect --ops matmul:M=64,N=64,K=64 softmax:M=32,N=256 --per-task " + std::to_string(per_task) +
          " --batch 2 --min-seconds 0.02 --build-timeout 3 --run-timeout 3 --no-progress --seed 9 --log '" + log + "'";
-}
-
-CliRun fleet_run(int ranks, const std::string &args, const std::string &mpirun = kMpirun) {
-  return run_program("/bin/sh", "-c \"" + mpirun + "-np " + std::to_string(ranks) + " '" + TLPTUNE_PATH + "' " + args +
-                                    "\"");
-}
-
-// workload + schedule of each record, and how often each occurs.
-std::map<std::string, int> measured(const std::string &log) {
-  std::map<std::string, int> out;
-  for (const auto &r : read_json_lines(log)) ++out[r.at("workload").dump() + r.at("schedule").dump()];
-  return out;
-}
-
-std::set<std::string> keys_of(const nlohmann::json &record) {
-  std::set<std::string> k;
-  for (const auto &[key, value] : record.items()) k.insert(key);
-  return k;
 }
 
 TEST(FleetCollect, ThreeRanksLogTheRecordsOneProcessWouldWithTheSameSchedules) {
@@ -69,6 +39,19 @@ TEST(FleetCollect, ThreeRanksLogTheRecordsOneProcessWouldWithTheSameSchedules) {
     EXPECT_EQ(keys_of(rec), keys_of(a.front()));
     EXPECT_EQ(rec.at("error"), "none");
   }
+}
+
+TEST(FleetCollect, EveryPlatformIsServedByTheRanksThatHaveItAsOneProcessServesThem) {
+  TempDir d;
+  const std::string alone = d / "alone.jsonl", fleet = d / "fleet.jsonl";
+  const std::string two = " --platforms host@2 host@1";
+  ASSERT_EQ(tlptune(collect_args(alone, 2) + two).code, 0);
+  CliRun r = fleet_run(3, collect_args(fleet, 2) + two);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("/threads=1"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("and 4 on the other 1 platforms"), std::string::npos) << r.output;
+  EXPECT_EQ(measured(fleet), measured(alone));
+  EXPECT_EQ(measured(fleet).size(), 8u) << "2 operators x 2 schedules x 2 platforms";
 }
 
 TEST(FleetCollect, ARankKilledMidRunLosesNothingAndNothingIsMeasuredTwice) {
@@ -104,17 +87,6 @@ TEST(FleetCollect, ARankKilledMidRunLosesNothingAndNothingIsMeasuredTwice) {
   const auto m = measured(fleet);
   EXPECT_EQ(m, measured(alone)) << "every planned schedule, each once";
   for (const auto &[key, n] : m) EXPECT_EQ(n, 1) << key;
-}
-
-TEST(FleetCollect, WhatTheFleetDoesNotDoYetIsRefusedInOneLine) {
-  TempDir d;
-  CliRun tune =
-      fleet_run(2, "tune --op matmul:M=32,N=32,K=32 --trials 2 --log '" + (d / "t.jsonl") + "'", kMpirunNoRecovery);
-  EXPECT_NE(tune.code, 0);
-  EXPECT_NE(tune.output.find("on an MPI fleet only 'collect' is built so far"), std::string::npos) << tune.output;
-  CliRun two = fleet_run(2, collect_args(d / "c.jsonl", 1) + " --platforms host@1 host@2", kMpirunNoRecovery);
-  EXPECT_NE(two.code, 0);
-  EXPECT_NE(two.output.find("one platform per run"), std::string::npos) << two.output;
 }
 
 }  // namespace
