@@ -10,6 +10,8 @@
 
 #include <chrono>
 #include <fstream>
+#include <map>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -52,6 +54,20 @@ TEST(FleetCollect, EveryPlatformIsServedByTheRanksThatHaveItAsOneProcessServesTh
   EXPECT_NE(r.output.find("and 4 on the other 1 platforms"), std::string::npos) << r.output;
   EXPECT_EQ(measured(fleet), measured(alone));
   EXPECT_EQ(measured(fleet).size(), 8u) << "2 operators x 2 schedules x 2 platforms";
+}
+
+TEST(FleetCollect, EachKindOfMachineMeasuresTheSameSchedulesForItsOwnPlatform) {
+  TempDir d;
+  const std::string log = d / "fleet.jsonl";
+  const CliRun r = mixed_fleet(collect_args(log, 2), {TLPTUNE_PATH, TLP_OTHER_MACHINE_RANK_PATH});
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("fleet: 1 of 2 ranks measure cpu/othermachine/"), std::string::npos) << r.output;
+  std::map<std::string, std::set<std::string>> schedules_of;  // platform -> workload + schedule
+  for (const auto &rec : read_json_lines(log))
+    schedules_of[rec.at("platform").get<std::string>()].insert(rec.at("workload").dump() + rec.at("schedule").dump());
+  ASSERT_EQ(schedules_of.size(), 2u) << r.output;
+  EXPECT_EQ(schedules_of.begin()->second, schedules_of.rbegin()->second);
+  EXPECT_EQ(schedules_of.begin()->second.size(), 4u) << "2 operators x 2 schedules";
 }
 
 TEST(FleetCollect, ARankKilledMidRunLosesNothingAndNothingIsMeasuredTwice) {

@@ -34,14 +34,6 @@ std::string logged_before(const TempDir &d) {
   return log;
 }
 
-// `mpirun -np 1 tlptune ARGS : -np 1 RANK ...`: rank 0 runs the command, the
-// other ranks are the programs given.
-CliRun mixed_fleet(const std::string &args, const std::vector<std::string> &ranks) {
-  std::string cmd = kMpirunNoRecovery + "-np 1 '" + TLPTUNE_PATH + "' " + args;
-  for (const auto &r : ranks) cmd += " : -np 1 '" + r + "'";
-  return run_program("/bin/sh", "-c \"" + cmd + "\"");
-}
-
 // tlptune copied without the tlptune-runner it measures with.
 std::string tlptune_without_runner(const TempDir &d) {
   const fs::path bin = fs::path(TLPTUNE_PATH).parent_path();
@@ -87,6 +79,17 @@ TEST(FleetRefusals, ARankWithoutARunnerIsLeftOutAndNoneWithOneIsAnError) {
   EXPECT_NE(none.code, 0) << none.output;
   EXPECT_NE(none.output.find("fleet: no rank can measure"), std::string::npos) << none.output;
   EXPECT_EQ(contents(log), before);
+}
+
+TEST(FleetRefusals, TuneOnlyOnRanksOfItsPlatformAndNoneIsAnError) {
+  TempDir d;
+  const std::string log = d / "t.jsonl";
+  const CliRun r = mixed_fleet("tune --op matmul:M=32,N=32,K=32 --trials 2 --no-progress --log '" + log + "'",
+                               {TLP_OTHER_MACHINE_RANK_PATH});
+  EXPECT_NE(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("fleet: no rank measures cpu/"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(the ranks measure cpu/othermachine/"), std::string::npos) << r.output;
+  EXPECT_TRUE(read_json_lines(log).empty());
 }
 
 TEST(FleetRefusals, WhatDoesNotRunOnAFleetIsRefusedInOneLine) {

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -22,6 +23,15 @@ inline const std::string kMpirunNoRecovery = std::string("'") + TLP_MPIRUN + "' 
 inline CliRun fleet_run(int ranks, const std::string &args, const std::string &mpirun = kMpirun) {
   return run_program("/bin/sh", "-c \"" + mpirun + "-np " + std::to_string(ranks) + " '" + TLPTUNE_PATH + "' " + args +
                                     "\"");
+}
+
+// `mpirun -np 1 tlptune ARGS : -np 1 RANK ...`: rank 0 runs the command, the
+// other ranks are the programs given.
+inline CliRun mixed_fleet(const std::string &args, const std::vector<std::string> &ranks,
+                          const std::string &mpirun = kMpirunNoRecovery) {
+  std::string cmd = mpirun + "-np 1 '" + TLPTUNE_PATH + "' " + args;
+  for (const auto &r : ranks) cmd += " : -np 1 '" + r + "'";
+  return run_program("/bin/sh", "-c \"" + cmd + "\"");
 }
 
 // platform + workload + schedule of each record, and how often each occurs.
