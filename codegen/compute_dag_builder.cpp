@@ -47,9 +47,12 @@ class CallCollector : public Halide::Internal::IRGraphVisitor {
 };
 
 // The coefficient of `var` in `index`: index(var + 1) - index(var) when that is
-// a constant, else 0 (not affine in var).
+// a constant, else 0 (not affine in var). An index `e % b` (the position within a
+// block, as a packed layout reads it) takes e's coefficient: within a block it walks
+// memory as e does.
 int64_t coefficient(const Halide::Expr &index, const std::string &var) {
   using namespace Halide::Internal;
+  if (const Mod *mod = index.as<Mod>(); mod && is_const(mod->b)) return coefficient(mod->a, var);
   const Halide::Expr v = Variable::make(Halide::Int(32), var);
   const Halide::Expr step = simplify(substitute(var, v + 1, index) - index);
   const int64_t *c = as_const_int(step);

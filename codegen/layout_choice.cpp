@@ -1,5 +1,6 @@
 #include "codegen/layout_choice.h"
 
+#include <algorithm>
 #include <functional>
 #include <regex>
 
@@ -17,10 +18,26 @@ const std::regex &any_layout() {
 
 bool chooses_layout(const std::string &spec) { return std::regex_search(spec, any_layout()); }
 
-bool has_layout(const std::string &kind) {
+namespace {
+
+const OpParamInfo *layout_param(const std::string &kind) {
   for (const OpParamInfo &p : find_op(kind).params)
-    if (p.name == "layout") return true;
-  return false;
+    if (p.name == "layout") return &p;
+  return nullptr;
+}
+
+}  // namespace
+
+bool has_layout(const std::string &kind) { return layout_param(kind) != nullptr; }
+
+bool layout_is_weights_only(const std::string &kind) {
+  const OpParamInfo *p = layout_param(kind);
+  return p && std::find(p->choices.begin(), p->choices.end(), "NCHW") == p->choices.end();
+}
+
+int layout_block(const std::string &layout) {
+  const size_t digits = layout.find_first_of("0123456789");
+  return digits == std::string::npos ? 0 : std::stoi(layout.substr(digits));
 }
 
 std::string with_any_layout(const std::string &spec) {
@@ -32,20 +49,18 @@ std::string with_any_layout(const std::string &spec) {
 }
 
 std::string representative_spec(const std::string &spec) {
-  return std::regex_replace(spec, any_layout(), "$1layout=NCHW");
+  if (!chooses_layout(spec)) return spec;
+  const OpParamInfo *p = layout_param(spec.substr(0, spec.find(':')));
+  return std::regex_replace(spec, any_layout(), "$1layout=" + (p ? p->default_value : std::string("NCHW")));
 }
 
 namespace {
-
-bool is_blocked(const std::string &layout) { return layout.size() > 4 && layout.back() == 'c'; }
 
 // The concrete variants of a layout=any spec among its operator's layouts that
 // `wanted` accepts; blocks that do not divide the channels are left out.
 std::vector<std::string> concrete_variants(const std::string &spec, const std::function<bool(const std::string &)> &wanted) {
   const std::string kind = spec.substr(0, spec.find(':'));
-  const OpParamInfo *layout = nullptr;
-  for (const OpParamInfo &p : find_op(kind).params)
-    if (p.name == "layout") layout = &p;
+  const OpParamInfo *layout = layout_param(kind);
   if (!layout) throw WorkloadError(kind + " has no layout to choose (layout=any is for operators with a layout parameter)");
   std::vector<std::string> keys;
   for (const std::string &choice : layout->choices) {
@@ -54,7 +69,7 @@ std::vector<std::string> concrete_variants(const std::string &spec, const std::f
     try {
       keys.push_back(make_operator(concrete)->workload().key());
     } catch (const WorkloadError &) {
-      if (!is_blocked(choice)) throw;  // a plain layout always fits: the spec itself is wrong
+      if (layout_block(choice) == 0) throw;  // a plain layout always fits: the spec itself is wrong
     }
   }
   return keys;
@@ -65,9 +80,8 @@ std::vector<std::string> concrete_variants(const std::string &spec, const std::f
 std::vector<std::string> layout_variants(const std::string &spec, const Halide::Target &target) {
   const int lanes = target.natural_vector_size(Halide::Float(32));
   return concrete_variants(spec, [lanes](const std::string &choice) {
-    if (!is_blocked(choice)) return true;
-    const int block = std::stoi(choice.substr(4, choice.size() - 5));
-    return block == lanes || block == 2 * lanes;  // one or two vectors per block
+    const int block = layout_block(choice);
+    return block == 0 || block == lanes || block == 2 * lanes;  // plain, or one or two vectors per block
   });
 }
 

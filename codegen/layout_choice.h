@@ -16,8 +16,8 @@ namespace tlp {
 bool chooses_layout(const std::string &spec);
 
 // The canonical workload keys of the concrete variants of a layout=any spec for
-// `target`: the plain layouts, and the channel blocks of one and two fp32 vectors
-// that divide the operator's channels. Throws WorkloadError for an operator without
+// `target`: the plain layouts, and the blocks of one and two fp32 vectors that
+// divide the operator's channels (or, for a matrix's packed B, its columns). Throws WorkloadError for an operator without
 // a layout, or when the spec is otherwise wrong.
 std::vector<std::string> layout_variants(const std::string &spec, const Halide::Target &target);
 
@@ -30,12 +30,21 @@ std::vector<std::string> every_layout_variant(const std::string &spec);
 // Whether operators of this kind have a layout parameter.
 bool has_layout(const std::string &kind);
 
+// Whether that layout is only how the operator reads its weights (matmul's and
+// dense_bias_relu's B): its activations stay plain, so its neighbours in a
+// network never convert for it.
+bool layout_is_weights_only(const std::string &kind);
+
+// The block of a layout name ("NCHW16c", "NK16n": 16); 0 for a plain layout.
+int layout_block(const std::string &layout);
+
 // The spec with its layout freed (layout=any) when its operator has a layout;
 // otherwise the spec as it is.
 std::string with_any_layout(const std::string &spec);
 
-// The spec with layout=any read as layout=NCHW: the same computation (its FLOPs,
-// what peers that pick their own layouts are given); other specs as they are.
+// The spec with layout=any read as the operator's default layout (NCHW, or KN for a
+// matrix's B): the same computation (its FLOPs, what peers that pick their own
+// layouts are given); other specs as they are.
 std::string representative_spec(const std::string &spec);
 
 }  // namespace tlp

@@ -30,6 +30,16 @@ OpParamInfo window_layout() {
   return p;
 }
 
+// Added after workload keys were first written, so out of the key at its default.
+OpParamInfo matrix_b_layout() {
+  OpParamInfo p{"layout", "KN",
+                "how the kernel reads B (the weights): KN as given (row-major K x N), or NK<b>n, packed once at "
+                "load time into panels of b columns, each K rows of b contiguous floats",
+                ops::matrix_b_layout_names(), 1};
+  p.in_key_at_default = false;
+  return p;
+}
+
 std::vector<OpParamInfo> conv_params() {
   std::vector<OpParamInfo> p = {
       integer("N", 1, "batch"),          integer("C", 64, "input channels"),
@@ -51,7 +61,7 @@ std::vector<OpInfo> build_library() {
   return {
       {"matmul", "C = A x B (row-major, A is MxK, B is KxN)",
        {integer("M", 512, "rows of A and C"), integer("N", 512, "columns of B and C"),
-        integer("K", 512, "reduced dimension")},
+        integer("K", 512, "reduced dimension"), matrix_b_layout()},
        ops::make_matmul},
       {"batch_matmul", "C[b] = A[b] x B[b] for each batch b",
        {integer("B", 12, "batch"), integer("M", 128, "rows of A and C"), integer("N", 128, "columns of B and C"),
@@ -66,7 +76,7 @@ std::vector<OpInfo> build_library() {
        ops::make_depthwise_conv2d},
       {"dense_bias_relu", "relu(A x B + bias), a fully connected layer",
        {integer("M", 128, "rows (batch)"), integer("N", 768, "output features"),
-        integer("K", 768, "input features")},
+        integer("K", 768, "input features"), matrix_b_layout()},
        ops::make_dense_bias_relu},
       {"conv2d_bias_relu", "relu(conv2d + bias per output channel)", conv_params(),
        ops::make_conv2d_bias_relu},

@@ -145,8 +145,9 @@ Workload parse_workload(const std::string &spec) {
 Workload plain_layout_form(const Workload &w) {
   Workload plain = w;
   for (auto &p : plain.params)
-    if (p.first == "layout" && p.second.size() > 5 && p.second.rfind("NCHW", 0) == 0 && p.second.back() == 'c')
-      p.second = "NCHW";
+    if (p.first == "layout" && p.second.find_first_of("0123456789") != std::string::npos)
+      for (const OpParamInfo &info : find_op(w.kind).params)
+        if (info.name == "layout") p.second = info.default_value;
   return plain;
 }
 

@@ -30,8 +30,9 @@ struct Workload {
 // Parses "KIND:P=V,..." (or "KIND" alone for all defaults) against the library.
 Workload parse_workload(const std::string &spec);
 
-// The same operator in plain NCHW when `w` is channel-blocked (layout=NCHW<b>c);
-// otherwise `w` itself. What libraries that pick their own layouts are given.
+// The same operator in its plain default layout when `w` is blocked or packed
+// (layout=NCHW<b>c, NK<b>n): NCHW, or KN for a matrix's B; otherwise `w` itself.
+// What libraries that pick their own layouts are given.
 Workload plain_layout_form(const Workload &w);
 
 }  // namespace tlp

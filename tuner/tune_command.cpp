@@ -280,7 +280,8 @@ Command add_tune_command(CLI::App &app, const FleetRank &fleet) {
   c.app = app.add_subcommand("tune", "Search schedules for an operator, measure them, log every measurement");
   auto *sub = c.app;
   auto *op_opt = sub->add_option("--op", o->op_spec, "Operator to tune, KIND:PARAM=VALUE,... (see 'tlptune ops'); layout=any on a "
-                                 "convolution or pooling searches its layouts (NCHW, NHWC, channel-blocked) and keeps the fastest")
+                                 "convolution or pooling searches its layouts (NCHW, NHWC, channel-blocked), on a matmul or dense layer "
+                                 "the packing of its B (KN as given, NK<b>n), and keeps the fastest")
                      ->capture_default_str();
   auto *network_opt = sub->add_option("--network", *network,
                                       "Tune every operator of a network file (see examples/networks/) within --trials "

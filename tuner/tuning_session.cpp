@@ -273,6 +273,7 @@ std::vector<std::string> network_layout_candidates(const std::vector<std::unique
   for (const auto &t : tasks)
     for (const auto &v : t->variants()) {
       const Workload w = v->op().workload();
+      if (layout_is_weights_only(w.kind)) continue;
       for (const auto &p : w.params)
         if (p.first == "layout" && std::find(out.begin(), out.end(), p.second) == out.end()) out.push_back(p.second);
     }
@@ -291,7 +292,7 @@ void plan_network_layouts(const TuneOptions &o, const Halide::Target &target,
     LayoutPlanTask t;
     t.weight = out.weights[i];
     const Workload &first = tasks[i]->variants().front()->op().workload();
-    if (!has_layout(first.kind)) {
+    if (!has_layout(first.kind) || layout_is_weights_only(first.kind)) {  // its best kernel, in whatever layout
       t.fixed = tasks[i]->best_cost();
       activations.push_back({});
     } else {

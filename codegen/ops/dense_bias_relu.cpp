@@ -1,4 +1,6 @@
-// dense_bias_relu: out[m][n] = max(sum_k A[m][k] * B[k][n] + bias[n], 0).
+// dense_bias_relu: out[m][n] = max(sum_k A[m][k] * B[k][n] + bias[n], 0); B plain (KN)
+// or packed in panels of columns (NK<b>n, codegen/ops/matrix_b_layout.h).
+#include "codegen/ops/matrix_b_layout.h"
 #include "codegen/ops/op_helpers.h"
 
 namespace tlp {
@@ -8,9 +10,17 @@ namespace {
 class DenseBiasRelu : public Operator {
  public:
   explicit DenseBiasRelu(const Workload &w)
-      : Operator(w), M_(w.get_int("M")), N_(w.get_int("N")), K_(w.get_int("K")) {}
+      : Operator(w),
+        M_(w.get_int("M")),
+        N_(w.get_int("N")),
+        K_(w.get_int("K")),
+        b_layout_(parse_matrix_b_layout(w.kind, w.get_str("layout"), N_)) {}
 
-  std::vector<Shape> input_shapes() const override { return {{K_, M_}, {N_, K_}, {N_}}; }
+  std::vector<Shape> input_shapes() const override { return {{K_, M_}, matrix_b_shape(b_layout_, K_, N_), {N_}}; }
+  std::vector<PackedInput> packed_inputs() const override { return matrix_b_packed_inputs(b_layout_, 1, K_, N_); }
+  Halide::Func build_packing(size_t, const Halide::ImageParam &user) const override {
+    return pack_matrix_b(b_layout_, user);
+  }
   Shape output_shape() const override { return {N_, M_}; }
   // 2 per multiply-add, plus the bias add and the max per output.
   double flops() const override { return 2.0 * M_ * N_ * K_ + 2.0 * M_ * N_; }
@@ -18,13 +28,13 @@ class DenseBiasRelu : public Operator {
   HalideAlgorithm build() const override {
     using namespace Halide;
     HalideAlgorithm alg;
-    ImageParam A = make_input("A", {K_, M_}), B = make_input("B", {N_, K_}), bias = make_input("bias", {N_});
+    ImageParam A = make_input("A", {K_, M_}), B = make_input("B", matrix_b_shape(b_layout_, K_, N_)), bias = make_input("bias", {N_});
     Var n("n"), m("m");
     RDom k = named_rdom({{"k", K_}});
     Func dense = named_func("dense");
     Func out = named_func("out");
     dense(n, m) = 0.0f;
-    dense(n, m) += A(k, m) * B(n, k);
+    dense(n, m) += A(k, m) * read_matrix_b(b_layout_, B, n, k);
     out(n, m) = max(dense(n, m) + bias(n), 0.0f);
     alg.inputs = {A, B, bias};
     alg.stages.push_back({dense, {N_, M_}, {0, 1}});  // DAG index 3
@@ -32,6 +42,7 @@ class DenseBiasRelu : public Operator {
     return alg;
   }
 
+  // B comes as the user holds it (K x N), whatever the kernel's layout.
   void reference(const std::vector<const float *> &in, float *out) const override {
     const float *A = in[0], *B = in[1], *bias = in[2];
     std::vector<double> row(N_);
@@ -48,6 +59,7 @@ class DenseBiasRelu : public Operator {
 
  private:
   int64_t M_, N_, K_;
+  MatrixBLayout b_layout_;
 };
 
 }  // namespace

@@ -1,4 +1,6 @@
-// matmul: C[m][n] = sum_k A[m][k] * B[k][n], row-major.
+// matmul: C[m][n] = sum_k A[m][k] * B[k][n], row-major; B plain (KN) or packed
+// in panels of columns (NK<b>n, codegen/ops/matrix_b_layout.h).
+#include "codegen/ops/matrix_b_layout.h"
 #include "codegen/ops/op_helpers.h"
 
 namespace tlp {
@@ -8,26 +10,35 @@ namespace {
 class Matmul : public Operator {
  public:
   explicit Matmul(const Workload &w)
-      : Operator(w), M_(w.get_int("M")), N_(w.get_int("N")), K_(w.get_int("K")) {}
+      : Operator(w),
+        M_(w.get_int("M")),
+        N_(w.get_int("N")),
+        K_(w.get_int("K")),
+        b_layout_(parse_matrix_b_layout(w.kind, w.get_str("layout"), N_)) {}
 
-  std::vector<Shape> input_shapes() const override { return {{K_, M_}, {N_, K_}}; }
+  std::vector<Shape> input_shapes() const override { return {{K_, M_}, matrix_b_shape(b_layout_, K_, N_)}; }
+  std::vector<PackedInput> packed_inputs() const override { return matrix_b_packed_inputs(b_layout_, 1, K_, N_); }
+  Halide::Func build_packing(size_t, const Halide::ImageParam &user) const override {
+    return pack_matrix_b(b_layout_, user);
+  }
   Shape output_shape() const override { return {N_, M_}; }
   double flops() const override { return 2.0 * M_ * N_ * K_; }
 
   HalideAlgorithm build() const override {
     using namespace Halide;
     HalideAlgorithm alg;
-    ImageParam A = make_input("A", {K_, M_}), B = make_input("B", {N_, K_});
+    ImageParam A = make_input("A", {K_, M_}), B = make_input("B", matrix_b_shape(b_layout_, K_, N_));
     Var n("n"), m("m");
     RDom k = named_rdom({{"k", K_}});
     Func C = named_func("C");
     C(n, m) = 0.0f;
-    C(n, m) += A(k, m) * B(n, k);
+    C(n, m) += A(k, m) * read_matrix_b(b_layout_, B, n, k);
     alg.inputs = {A, B};
     alg.stages.push_back({C, {N_, M_}, {0, 1}});
     return alg;
   }
 
+  // B comes as the user holds it (K x N), whatever the kernel's layout.
   void reference(const std::vector<const float *> &in, float *out) const override {
     const float *A = in[0], *B = in[1];
     std::vector<double> row(N_);
@@ -44,6 +55,7 @@ class Matmul : public Operator {
 
  private:
   int64_t M_, N_, K_;
+  MatrixBLayout b_layout_;
 };
 
 }  // namespace

@@ -39,6 +39,17 @@ TEST(ComputeDagBuilder, MatmulRecordsWhichLoopsIndexEachInput) {
   EXPECT_TRUE(dag.stages[0].accesses.empty());  // inputs read nothing
 }
 
+// NK16n: B[n/16][k][n%16]. The panel is one step per 16 columns (not affine: 0);
+// within it the column walks memory densely, as in a plain B.
+TEST(ComputeDagBuilder, PackedMatrixBIsReadDenselyWithinItsPanel) {
+  const ComputeDag dag = make_compute_dag(*make_operator("matmul:M=64,N=48,K=32,layout=NK16n"));
+  const DagStage &c = dag.stages[dag.output()];
+  const auto b = c.accesses_of(1);
+  ASSERT_EQ(b.size(), 1u) << dag.to_text();
+  const std::string r = c.iters.back().name, j = c.iters[1].name;
+  EXPECT_EQ(b[0]->dims, (std::vector<Dim>{{{j, 0}}, {{r, 1}}, {{j, 1}}}));
+}
+
 TEST(ComputeDagBuilder, StridedConvolutionRecordsCoefficients) {
   const ComputeDag dag = make_compute_dag(*make_operator("conv2d:N=1,C=4,H=9,W=9,K=8,R=3,S=3,stride=2,pad=1,dilation=1"));
   const int pad = index_named(dag, "pad");

@@ -48,10 +48,10 @@ TEST(LayoutChoice, TheVariantsAreCanonicalKeys) {
 
 TEST(LayoutChoice, AnOperatorWithoutALayoutIsRefusedSayingSo) {
   try {
-    layout_variants("matmul:M=64,layout=any", parse_target("host"));
+    layout_variants("softmax:M=64,layout=any", parse_target("host"));
     FAIL() << "expected a WorkloadError";
   } catch (const WorkloadError &e) {
-    EXPECT_NE(std::string(e.what()).find("matmul has no layout to choose"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("softmax has no layout to choose"), std::string::npos) << e.what();
   }
 }
 
@@ -65,7 +65,33 @@ TEST(LayoutChoice, EveryVariantOfAnOperatorIsEveryLayoutItsChannelsAllowWhatever
     names.push_back(parse_workload(key).get_str("layout"));
   EXPECT_EQ(names, (std::vector<std::string>{"NCHW", "NHWC", "NCHW8c"}));
   EXPECT_EQ(every_layout_variant("conv2d:C=64,K=128").size(), 5u);  // NCHW, NHWC, 8c, 16c, 32c
-  EXPECT_EQ(every_layout_variant("matmul:M=64"), (std::vector<std::string>{parse_workload("matmul:M=64").key()}));
+  EXPECT_EQ(every_layout_variant("softmax:M=64"), (std::vector<std::string>{parse_workload("softmax:M=64").key()}));
+}
+
+TEST(LayoutChoice, AMatrixChoosesHowItReadsItsBPlainOrInPanelsOfOneOrTwoVectors) {
+  EXPECT_EQ(layouts("matmul:M=64,N=96,layout=any", "x86-64-linux-avx-avx2-avx512-avx512_skylake-f16c-fma-sse41"),
+            (std::vector<std::string>{"KN", "NK16n", "NK32n"}));
+  EXPECT_EQ(layouts("dense_bias_relu:N=40,layout=any", "x86-64-linux-avx-avx2-f16c-fma-sse41"),
+            (std::vector<std::string>{"KN", "NK8n"}));
+  EXPECT_EQ(layout_variants("matmul:M=64,layout=any", parse_target("x86-64-linux-avx-avx2-f16c-fma-sse41")).front(),
+            "matmul:M=64,N=512,K=512");
+}
+
+TEST(LayoutChoice, OnlyAMatrixsLayoutIsItsWeightsAlone) {
+  EXPECT_TRUE(layout_is_weights_only("matmul"));
+  EXPECT_TRUE(layout_is_weights_only("dense_bias_relu"));
+  EXPECT_FALSE(layout_is_weights_only("conv2d"));
+  EXPECT_FALSE(layout_is_weights_only("softmax"));
+}
+
+TEST(LayoutChoice, TheRepresentativeOfAnyIsTheOperatorsDefaultLayout) {
+  EXPECT_EQ(representative_spec("matmul:M=64,layout=any"), "matmul:M=64,layout=KN");
+  EXPECT_EQ(representative_spec("conv2d:C=64,layout=any"), "conv2d:C=64,layout=NCHW");
+  EXPECT_EQ(plain_layout_form(parse_workload("dense_bias_relu:N=64,layout=NK32n")).key(),
+            parse_workload("dense_bias_relu:N=64").key());
+  EXPECT_EQ(layout_block("NK32n"), 32);
+  EXPECT_EQ(layout_block("NCHW8c"), 8);
+  EXPECT_EQ(layout_block("NHWC"), 0);
 }
 
 }  // namespace

@@ -87,6 +87,43 @@ TEST(Ops, EveryBlockedLayoutMatchesTheReference) {
   }
 }
 
+// A matrix's packed B: the kernel reads panels the operator's own packing wrote from
+// the user's K x N matrix, and matches the reference, which reads K x N.
+TEST(Ops, EveryPackedMatrixBMatchesTheReference) {
+  for (const char *layout : {"NK8n", "NK16n", "NK32n"}) {
+    const std::string l = std::string(",layout=") + layout;
+    expect_matches_reference("matmul:M=37,N=64,K=53" + l);
+    expect_matches_reference("matmul:M=1,N=96,K=7" + l);
+    expect_matches_reference("dense_bias_relu:M=19,N=32,K=41" + l);
+  }
+}
+
+TEST(Ops, PackedMatrixBTakesTheUsersKnAndKeepsItsKeyAtKn) {
+  auto op = make_operator("matmul:M=4,N=32,K=3,layout=NK16n");
+  const std::vector<PackedInput> packed = op->packed_inputs();
+  ASSERT_EQ(packed.size(), 1u);
+  EXPECT_EQ(packed[0].input, 1);
+  EXPECT_EQ(packed[0].user_layout, "KN");
+  EXPECT_EQ(packed[0].packed_layout, "NK16n");
+  EXPECT_EQ(op->input_shapes()[1], (Shape{16, 3, 2}));
+  EXPECT_EQ(user_input_shapes(*op)[1], (Shape{32, 3}));
+  EXPECT_EQ(op->workload().key(), "matmul:M=4,N=32,K=3,layout=NK16n");
+  // Keys written before B had a layout name the plain kernel still.
+  EXPECT_EQ(make_operator("matmul:M=4,N=32,K=3,layout=KN")->workload().key(), "matmul:M=4,N=32,K=3");
+  EXPECT_TRUE(make_operator("dense_bias_relu:N=32")->packed_inputs().empty());
+}
+
+TEST(Ops, APanelThatDoesNotDivideNIsRefusedWithTheLayoutsThatFit) {
+  try {
+    make_operator("matmul:M=4,N=40,K=3,layout=NK16n");
+    FAIL() << "N=40 in panels of 16 was accepted";
+  } catch (const WorkloadError &e) {
+    EXPECT_NE(std::string(e.what()).find("N=40"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("layouts that fit: KN, NK8n"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(make_operator("matmul:layout=NCHW16c"), WorkloadError);
+}
+
 TEST(Ops, LayoutConvertMatchesTheReferenceBetweenEveryPairOfLayouts) {
   const std::vector<std::string> layouts = {"NCHW", "NHWC", "NCHW8c", "NCHW16c", "NCHW32c"};
   for (const std::string &from : layouts)

@@ -27,6 +27,18 @@ TEST(WeightPacking, ConvWeightsLandInOIhwBlocks) {
   EXPECT_EQ(packed[0], in[0]) << "the data is not packed";
 }
 
+TEST(WeightPacking, MatrixBLandsInColumnPanels) {
+  auto op = make_operator("matmul:M=2,N=48,K=5,layout=NK16n");
+  std::vector<std::vector<float>> in = random_inputs(*op);
+  const std::vector<std::vector<float>> packed = kernel_inputs(*op, in);
+  const int64_t N = 48, K = 5, b = 16;
+  ASSERT_EQ(packed[1].size(), in[1].size());
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t n = 0; n < N; ++n)  // NK16n, outermost first: N/b, K, n%b
+      ASSERT_EQ(packed[1][size_t((n / b * K + k) * b + n % b)], in[1][size_t(k * N + n)]);
+  EXPECT_EQ(packed[0], in[0]) << "A is not packed";
+}
+
 TEST(WeightPacking, EntryPointsAreNamedAfterTheKernelsAndTheInput) {
   auto op = make_operator("depthwise_conv2d:C=16,layout=NCHW16c");
   ASSERT_EQ(op->packed_inputs().size(), 1u);
