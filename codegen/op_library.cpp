@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "codegen/operator.h"
+#include "codegen/ops/matrix_b_layout.h"
 #include "codegen/ops/op_helpers.h"
 
 namespace tlp {
