@@ -185,16 +185,11 @@ void conv_reference(const ConvGeometry &g, const float *data, const float *weigh
 
 namespace {
 
-class Conv2d : public Operator {
+class Conv2d : public ConvOperator {
  public:
-  explicit Conv2d(const Workload &w) : Operator(w), g_(conv_geometry(w)) {}
+  explicit Conv2d(const Workload &w) : ConvOperator(w) {}
 
   std::vector<Shape> input_shapes() const override { return {conv_data_shape(g_), conv_weight_shape(g_)}; }
-  std::vector<PackedInput> packed_inputs() const override { return conv_packed_inputs(g_); }
-  Halide::Func build_packing(size_t, const Halide::ImageParam &user) const override {
-    return pack_conv_weight(g_, user);
-  }
-  Shape output_shape() const override { return conv_out_shape(g_); }
   double flops() const override { return 2.0 * g_.N * g_.K * g_.OH * g_.OW * g_.C * g_.R * g_.S; }
 
   HalideAlgorithm build() const override {
@@ -209,9 +204,6 @@ class Conv2d : public Operator {
     conv_reference(g_, in[0], in[1], acc.data());
     for (size_t i = 0; i < acc.size(); ++i) out[i] = float(acc[i]);
   }
-
- private:
-  ConvGeometry g_;
 };
 
 }  // namespace

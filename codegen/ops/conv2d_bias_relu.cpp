@@ -5,17 +5,12 @@ namespace tlp {
 namespace ops {
 namespace {
 
-class Conv2dBiasRelu : public Operator {
+class Conv2dBiasRelu : public ConvOperator {
  public:
-  explicit Conv2dBiasRelu(const Workload &w) : Operator(w), g_(conv_geometry(w)) {}
+  explicit Conv2dBiasRelu(const Workload &w) : ConvOperator(w) {}
 
   std::vector<Shape> input_shapes() const override {
     return {conv_data_shape(g_), conv_weight_shape(g_), {g_.K}};
-  }
-  Shape output_shape() const override { return conv_out_shape(g_); }
-  std::vector<PackedInput> packed_inputs() const override { return conv_packed_inputs(g_); }
-  Halide::Func build_packing(size_t, const Halide::ImageParam &user) const override {
-    return pack_conv_weight(g_, user);
   }
   // 2 per multiply-add, plus the bias add and the max per output.
   double flops() const override {
@@ -52,9 +47,6 @@ class Conv2dBiasRelu : public Operator {
       out[i] = float(std::max(acc[i] + bias[k], 0.0));
     }
   }
-
- private:
-  ConvGeometry g_;
 };
 
 }  // namespace

@@ -8,19 +8,14 @@ namespace tlp {
 namespace ops {
 namespace {
 
-class Conv2dResidual : public Operator {
+class Conv2dResidual : public ConvOperator {
  public:
-  explicit Conv2dResidual(const Workload &w) : Operator(w), g_(conv_geometry(w)), relu_(w.get_int("relu")) {
+  explicit Conv2dResidual(const Workload &w) : ConvOperator(w), relu_(w.get_int("relu")) {
     if (relu_ > 1) throw WorkloadError(w.kind + ": relu must be 0 or 1");
   }
 
   std::vector<Shape> input_shapes() const override {
     return {conv_data_shape(g_), conv_weight_shape(g_), {g_.K}, conv_out_shape(g_)};
-  }
-  Shape output_shape() const override { return conv_out_shape(g_); }
-  std::vector<PackedInput> packed_inputs() const override { return conv_packed_inputs(g_); }
-  Halide::Func build_packing(size_t, const Halide::ImageParam &user) const override {
-    return pack_conv_weight(g_, user);
   }
   // 2 per multiply-add, plus the bias and residual adds (and the max) per output.
   double flops() const override {
@@ -63,7 +58,6 @@ class Conv2dResidual : public Operator {
   }
 
  private:
-  ConvGeometry g_;
   int64_t relu_;
 };
 

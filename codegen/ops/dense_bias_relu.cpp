@@ -7,20 +7,11 @@ namespace tlp {
 namespace ops {
 namespace {
 
-class DenseBiasRelu : public Operator {
+class DenseBiasRelu : public MatrixOperator {
  public:
-  explicit DenseBiasRelu(const Workload &w)
-      : Operator(w),
-        M_(w.get_int("M")),
-        N_(w.get_int("N")),
-        K_(w.get_int("K")),
-        b_layout_(parse_matrix_b_layout(w.kind, w.get_str("layout"), N_)) {}
+  explicit DenseBiasRelu(const Workload &w) : MatrixOperator(w) {}
 
   std::vector<Shape> input_shapes() const override { return {{K_, M_}, matrix_b_shape(b_layout_, K_, N_), {N_}}; }
-  std::vector<PackedInput> packed_inputs() const override { return matrix_b_packed_inputs(b_layout_, 1, K_, N_); }
-  Halide::Func build_packing(size_t, const Halide::ImageParam &user) const override {
-    return pack_matrix_b(b_layout_, user);
-  }
   Shape output_shape() const override { return {N_, M_}; }
   // 2 per multiply-add, plus the bias add and the max per output.
   double flops() const override { return 2.0 * M_ * N_ * K_ + 2.0 * M_ * N_; }
@@ -56,10 +47,6 @@ class DenseBiasRelu : public Operator {
       for (int64_t n = 0; n < N_; ++n) out[m * N_ + n] = float(std::max(row[n] + bias[n], 0.0));
     }
   }
-
- private:
-  int64_t M_, N_, K_;
-  MatrixBLayout b_layout_;
 };
 
 }  // namespace

@@ -52,5 +52,12 @@ Halide::Func pack_matrix_b(const MatrixBLayout &l, const Halide::ImageParam &kn)
   return packed;
 }
 
+MatrixOperator::MatrixOperator(const Workload &w)
+    : Operator(w),
+      M_(w.get_int("M")),
+      N_(w.get_int("N")),
+      K_(w.get_int("K")),
+      b_layout_(parse_matrix_b_layout(w.kind, w.get_str("layout"), N_)) {}
+
 }  // namespace ops
 }  // namespace tlp

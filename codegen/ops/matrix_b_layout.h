@@ -43,5 +43,20 @@ std::vector<PackedInput> matrix_b_packed_inputs(const MatrixBLayout &l, int inpu
 // The packing: the kernel's B from the user's K x N matrix.
 Halide::Func pack_matrix_b(const MatrixBLayout &l, const Halide::ImageParam &kn);
 
+// What matmul and dense_bias_relu share: M, N, K, and B (kernel input 1) packed
+// when its layout is.
+class MatrixOperator : public Operator {
+ public:
+  explicit MatrixOperator(const Workload &w);
+  std::vector<PackedInput> packed_inputs() const override { return matrix_b_packed_inputs(b_layout_, 1, K_, N_); }
+  Halide::Func build_packing(size_t, const Halide::ImageParam &user) const override {
+    return pack_matrix_b(b_layout_, user);
+  }
+
+ protected:
+  int64_t M_, N_, K_;
+  MatrixBLayout b_layout_;
+};
+
 }  // namespace ops
 }  // namespace tlp

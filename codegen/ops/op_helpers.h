@@ -115,5 +115,20 @@ Halide::Func add_conv_stages(HalideAlgorithm &alg, const ConvGeometry &g);
 // the weights in their user form.
 void conv_reference(const ConvGeometry &g, const float *data, const float *weight, double *out);
 
+// What the convolutions over a ConvGeometry share: the geometry, the output's shape,
+// and the weights (kernel input 1) packed when the layout is blocked.
+class ConvOperator : public Operator {
+ public:
+  explicit ConvOperator(const Workload &w) : Operator(w), g_(conv_geometry(w)) {}
+  Shape output_shape() const override { return conv_out_shape(g_); }
+  std::vector<PackedInput> packed_inputs() const override { return conv_packed_inputs(g_); }
+  Halide::Func build_packing(size_t, const Halide::ImageParam &user) const override {
+    return pack_conv_weight(g_, user);
+  }
+
+ protected:
+  ConvGeometry g_;
+};
+
 }  // namespace ops
 }  // namespace tlp

@@ -164,6 +164,11 @@ ConvShape conv_shape(const PeerWorkload &w) {
     c.N = w.get_int("N"), c.C = w.get_int("C"), c.H = w.get_int("H"), c.W = w.get_int("W");
     c.R = w.get_int("R"), c.S = w.get_int("S"), c.stride = w.get_int("stride"), c.pad = w.get_int("pad", 0);
     c.K = c.C, c.groups = c.C;
+    // Its layout stays out of the key at NCHW; its weights are C x R x S in either layout.
+    const std::string layout = w.has("layout") ? w.get_str("layout") : "NCHW";
+    if (layout != "NCHW" && layout != "NHWC")
+      throw PeerWorkloadError("workload '" + w.key + "': layout must be NCHW or NHWC, not '" + layout + "'");
+    c.nhwc = layout == "NHWC";
   } else {
     throw PeerWorkloadError("workload '" + w.key +
                             "' is not a convolution (conv2d, conv2d_bias_relu, conv2d_residual, group_conv2d, "

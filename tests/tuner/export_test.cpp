@@ -28,9 +28,9 @@ std::string read_file(const std::string &path) {
   return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
 }
 
-// A dense layer, a channel-blocked conv whose weights the kernel reads packed, and a pool.
+// A dense layer and a channel-blocked conv, both reading their weights packed, and a pool.
 constexpr const char *kNetwork = R"({"format": 1, "name": "tiny", "tasks": [
-  {"op": "dense_bias_relu:M=8,N=64,K=32", "weight": 2, "onnx_nodes": [["/fc/Gemm", "/fc/Relu"], ["/fc2/Gemm", "/fc2/Relu"]]},
+  {"op": "dense_bias_relu:M=8,N=64,K=32,layout=NK16n", "weight": 2, "onnx_nodes": [["/fc/Gemm", "/fc/Relu"], ["/fc2/Gemm", "/fc2/Relu"]]},
   {"op": "conv2d_bias_relu:N=1,C=16,H=8,W=8,K=16,R=3,S=3,stride=1,pad=1,layout=NCHW16c", "weight": 1,
    "onnx_nodes": [["/conv/Conv"]]},
   {"op": "max_pool2d:N=1,C=16,H=8,W=8,R=2,S=2,stride=2,pad=0", "weight": 1}]})";
@@ -62,7 +62,11 @@ TEST(Export, ATunedNetworkLinksIntoTheExampleAndEveryKernelPassesItsCheck) {
   EXPECT_NE(e.output.find("exported 3 of 3 tasks of tiny"), std::string::npos) << e.output;
 
   const std::string header = read_file(pkg + "/include/tlptune_kernels.h");
-  EXPECT_NE(header.find("int tlp_dense_bias_relu_M8_N64_K32(struct halide_buffer_t *A"), std::string::npos) << header;
+  EXPECT_NE(header.find("int tlp_dense_bias_relu_M8_N64_K32_layoutNK16n(struct halide_buffer_t *A"), std::string::npos)
+      << header;
+  EXPECT_NE(header.find("tlp_dense_bias_relu_M8_N64_K32_layoutNK16n_pack1(struct halide_buffer_t *plain"),
+            std::string::npos)
+      << "the dense layer's B packing is declared beside it";
   EXPECT_NE(header.find("ONNX nodes: /fc/Gemm, /fc/Relu; /fc2/Gemm, /fc2/Relu"), std::string::npos) << header;
   EXPECT_NE(header.find("_layoutNCHW16c_pack1(struct halide_buffer_t *plain"), std::string::npos)
       << "the blocked conv's weight packing is declared beside it";
@@ -70,6 +74,7 @@ TEST(Export, ATunedNetworkLinksIntoTheExampleAndEveryKernelPassesItsCheck) {
   EXPECT_EQ(manifest.at("format"), "tlptune-kernels");
   EXPECT_EQ(manifest.at("version"), 1);
   EXPECT_EQ(manifest.at("tasks").size(), 3u);
+  EXPECT_EQ(manifest.at("tasks")[0].at("packings").size(), 1u);
   EXPECT_EQ(manifest.at("tasks")[1].at("packings").size(), 1u);
 
   // The package may be moved: no file a build reads names the folder it was exported to.
@@ -85,7 +90,7 @@ TEST(Export, ATunedNetworkLinksIntoTheExampleAndEveryKernelPassesItsCheck) {
   EXPECT_NE(run.output.find("3 of 3 kernels passed"), std::string::npos) << run.output;
 
   // The check can fail: a reference value off by much more than the tolerance.
-  const std::string check = moved + "/share/tlptune_kernels/check/tlp_dense_bias_relu_M8_N64_K32.check";
+  const std::string check = moved + "/share/tlptune_kernels/check/tlp_dense_bias_relu_M8_N64_K32_layoutNK16n.check";
   std::fstream f(check, std::ios::in | std::ios::out | std::ios::binary);
   const float wrong = 1e6f;
   f.seekp(32);  // the first value, after the 32-byte header
@@ -93,7 +98,7 @@ TEST(Export, ATunedNetworkLinksIntoTheExampleAndEveryKernelPassesItsCheck) {
   f.close();
   CliRun bad = run_program(d / "example-build/check_kernels", "");
   EXPECT_NE(bad.code, 0) << bad.output;
-  EXPECT_NE(bad.output.find("FAIL  tlp_dense_bias_relu_M8_N64_K32"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("FAIL  tlp_dense_bias_relu_M8_N64_K32_layoutNK16n"), std::string::npos) << bad.output;
   EXPECT_NE(bad.output.find("2 of 3 kernels passed"), std::string::npos) << bad.output;
 }
 

@@ -232,6 +232,22 @@ TEST(PeersCli, OneDnnTimesMatmulsAndDenseLayersAndPassesTheCheck) {
   }
 }
 
+// The data in NHWC reaches oneDNN as NHWC: a depthwise convolution's layout is out of
+// its key at NCHW, and was once read as NCHW whatever the key said.
+TEST(PeersCli, OneDnnTimesConvolutionsInNhwcAndPassesTheCheck) {
+  TempDir d;
+  for (const std::string op : {"depthwise_conv2d:C=16,H=9,W=7,R=3,S=3,stride=2,pad=1,layout=NHWC",
+                               "conv2d_bias_relu:C=8,H=9,W=9,K=16,layout=NHWC"}) {
+    SCOPED_TRACE(op);
+    CliRun r = tlptune("peers --op " + op + " --peers onednn --min-seconds 0.02 --quiet --json '" + (d / "p.json") + "'");
+    ASSERT_EQ(r.code, 0) << r.output;
+    const nlohmann::json j = read_json(d / "p.json");
+    const auto &p = peer_entry(j, "onednn");
+    EXPECT_EQ(p.at("error"), "none") << p.dump();
+    EXPECT_TRUE(p.at("checked").get<bool>());
+  }
+}
+
 TEST(PeersCli, AWrongAnswerIsReportedNotHidden) {
   TempDir d;
   const std::string work = d / "work";
