@@ -20,25 +20,26 @@ OpParamInfo conv_layout() {
                      ops::conv_layout_names(), 1};
 }
 
-// Added after workload keys were first written: at its default it stays out of the
-// key, so the keys of old records still name the same workloads.
-OpParamInfo window_layout() {
-  OpParamInfo p{"layout", "NCHW",
-                "data and output layout: NCHW, NHWC, or channel-blocked NCHW<b>c (a depthwise convolution's weights "
-                "given as C x R x S, packed once at load time in the last two)",
-                ops::window_layout_names(), 1};
+// A layout added after workload keys were first written: at its default it stays out
+// of the key, so the keys of old records still name the same workloads.
+OpParamInfo later_layout(const std::string &default_value, const std::string &help, std::vector<std::string> choices) {
+  OpParamInfo p{"layout", default_value, help, std::move(choices), 1};
   p.in_key_at_default = false;
   return p;
 }
 
-// Added after workload keys were first written, so out of the key at its default.
+OpParamInfo window_layout() {
+  return later_layout("NCHW",
+                      "data and output layout: NCHW, NHWC, or channel-blocked NCHW<b>c (a depthwise convolution's "
+                      "weights given as C x R x S, packed once at load time in the last two)",
+                      ops::window_layout_names());
+}
+
 OpParamInfo matrix_b_layout() {
-  OpParamInfo p{"layout", "KN",
-                "how the kernel reads B (the weights): KN as given (row-major K x N), or NK<b>n, packed once at "
-                "load time into panels of b columns, each K rows of b contiguous floats",
-                ops::matrix_b_layout_names(), 1};
-  p.in_key_at_default = false;
-  return p;
+  return later_layout("KN",
+                      "how the kernel reads B (the weights): KN as given (row-major K x N), or NK<b>n, packed once "
+                      "at load time into panels of b columns, each K rows of b contiguous floats",
+                      ops::matrix_b_layout_names());
 }
 
 std::vector<OpParamInfo> conv_params() {

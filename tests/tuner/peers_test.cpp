@@ -216,18 +216,23 @@ TEST(PeersCli, MullapudiKernelPassesTheRunnersCheck) {
   EXPECT_NE(p.at("schedule_source").get<std::string>().find("Mullapudi2016"), std::string::npos);
 }
 
+// Times `op` in oneDNN and returns its entry, which passed the runner's check.
+nlohmann::json onednn_checked(const TempDir &d, const std::string &op) {
+  CliRun r = tlptune("peers --op " + op + " --peers onednn --min-seconds 0.02 --quiet --json '" + (d / "p.json") + "'");
+  EXPECT_EQ(r.code, 0) << r.output;
+  const nlohmann::json p = peer_entry(read_json(d / "p.json"), "onednn");
+  EXPECT_EQ(p.at("error"), "none") << p.dump();
+  EXPECT_TRUE(p.at("checked").get<bool>());
+  return p;
+}
+
 // oneDNN's matmul beside OpenBLAS sgemm, B reordered into oneDNN's own layout
 // before timing, the result checked like every peer's.
 TEST(PeersCli, OneDnnTimesMatmulsAndDenseLayersAndPassesTheCheck) {
   TempDir d;
   for (const std::string op : {"matmul:M=48,N=40,K=24", "dense_bias_relu:M=16,N=40,K=24", "batch_matmul:B=2,M=8,N=8,K=8"}) {
     SCOPED_TRACE(op);
-    CliRun r = tlptune("peers --op " + op + " --peers onednn --min-seconds 0.02 --quiet --json '" + (d / "p.json") + "'");
-    ASSERT_EQ(r.code, 0) << r.output;
-    const nlohmann::json j = read_json(d / "p.json");
-    const auto &p = peer_entry(j, "onednn");
-    EXPECT_EQ(p.at("error"), "none") << p.dump();
-    EXPECT_TRUE(p.at("checked").get<bool>());
+    const nlohmann::json p = onednn_checked(d, op);
     EXPECT_NE(p.at("what_ran").get<std::string>().find("matmul"), std::string::npos) << p.dump();
   }
 }
@@ -239,12 +244,7 @@ TEST(PeersCli, OneDnnTimesConvolutionsInNhwcAndPassesTheCheck) {
   for (const std::string op : {"depthwise_conv2d:C=16,H=9,W=7,R=3,S=3,stride=2,pad=1,layout=NHWC",
                                "conv2d_bias_relu:C=8,H=9,W=9,K=16,layout=NHWC"}) {
     SCOPED_TRACE(op);
-    CliRun r = tlptune("peers --op " + op + " --peers onednn --min-seconds 0.02 --quiet --json '" + (d / "p.json") + "'");
-    ASSERT_EQ(r.code, 0) << r.output;
-    const nlohmann::json j = read_json(d / "p.json");
-    const auto &p = peer_entry(j, "onednn");
-    EXPECT_EQ(p.at("error"), "none") << p.dump();
-    EXPECT_TRUE(p.at("checked").get<bool>());
+    onednn_checked(d, op);
   }
 }
 
