@@ -3,6 +3,7 @@
 #include <cctype>
 #include <limits>
 
+#include "codegen/layout_choice.h"
 #include "codegen/operator.h"
 
 namespace tlp {
@@ -145,7 +146,7 @@ Workload parse_workload(const std::string &spec) {
 Workload plain_layout_form(const Workload &w) {
   Workload plain = w;
   for (auto &p : plain.params)
-    if (p.first == "layout" && p.second.find_first_of("0123456789") != std::string::npos)
+    if (p.first == "layout" && layout_block(p.second) > 0)
       for (const OpParamInfo &info : find_op(w.kind).params)
         if (info.name == "layout") p.second = info.default_value;
   return plain;
