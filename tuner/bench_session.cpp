@@ -194,6 +194,7 @@ std::vector<BenchPeerResult> peers_of(const BenchOptions &o, const BenchOperator
   po.peers = parse_peer_list(o.peers);
   po.target = o.runs.target;
   po.min_seconds = o.runs.measure.min_seconds;
+  po.rounds = std::max(1, o.final_rounds);  // as many rounds as tlptune's best kernels get
   BenchReport holder;
   for (const PeerResult &p : run_peers(po, [](const std::string &what) { fprintf(stderr, "%s\n", what.c_str()); })
                                  .results) {

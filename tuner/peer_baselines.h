@@ -38,6 +38,10 @@ struct PeerOptions {
   // Seconds for one peer's timing run: a library or an autoscheduler's kernel
   // is timed with its own setup, which can take far longer than one of ours.
   double run_timeout = 120;
+  // Independent timing runs per peer; its figure is the best run's median. On a
+  // small VM one run now and then lands at half speed, and tlptune's own kernels
+  // are re-measured in rounds too, so one run alone would flatter tlptune.
+  int rounds = 3;
   std::string work_dir;            // artifacts; a fresh temporary folder (removed) if empty
   bool verbose = false;            // let the autoschedulers' own output through to stderr
   // When no requested peer applies to the operator: refuse (a user asked about
@@ -51,7 +55,8 @@ struct PeerResult {
   MeasureError error = MeasureError::Unknown;  // None when it ran and passed the check
   double median_seconds = 0;
   double gflops = 0;
-  std::vector<double> costs;       // seconds per timed run
+  std::vector<double> costs;       // seconds per timed repeat of the best round
+  std::vector<double> round_medians;  // each round's median seconds (0: that round failed)
   double max_abs_error = 0;        // against the reference (+inf: NaN/inf where finite was expected)
   bool checked = false;            // the output was checked against the reference
   std::string what_ran;            // "Halide Adams2019 (built-in weights)", OpenBLAS core, oneDNN impl

@@ -44,6 +44,10 @@ Command add_peers_command(CLI::App &app) {
   sub->add_option("--min-seconds", o->min_seconds, "Timed seconds per peer, at least")->capture_default_str();
   sub->add_option("--min-repeats", o->min_repeats, "Timed runs per peer, at least")->capture_default_str();
   sub->add_option("--max-repeats", o->max_repeats, "Timed runs per peer, at most")->capture_default_str();
+  sub->add_option("--rounds", o->rounds,
+                  "Independent timing runs per peer; the fastest run's median is its figure (one run on a busy "
+                  "or small VM can land at half speed)")
+      ->capture_default_str();
   sub->add_option("--run-timeout", o->run_timeout, "Seconds before a peer's timing run is killed")->capture_default_str();
   sub->add_option("--json", *json_path, "Also write the results as JSON to this file");
   sub->add_option("--work-dir", o->work_dir, "Keep the kernels and task data here (default: a temporary folder)");

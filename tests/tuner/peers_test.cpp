@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -188,6 +189,26 @@ TEST(PeersCli, OpenblasOnASmallMatmul) {
   EXPECT_TRUE(p.at("checked").get<bool>());
   EXPECT_GT(p.at("gflops").get<double>(), 0);
   EXPECT_GE(p.at("costs").size(), 3u);
+}
+
+TEST(PeersCli, APeerIsTimedInRoundsAndItsFigureIsTheFastestRound) {
+  TempDir d;
+  CliRun r = tlptune("peers --op matmul:M=64,N=64,K=64 --peers openblas --min-seconds 0.01 --rounds 3 --json '" +
+                     (d / "p.json") + "'");
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("medians of its 3 rounds"), std::string::npos) << r.output;
+  const nlohmann::json j = read_json(d / "p.json");
+  const auto &p = peer_entry(j, "openblas");
+  const std::vector<double> rounds = p.at("round_medians").get<std::vector<double>>();
+  ASSERT_EQ(rounds.size(), 3u);
+  for (double m : rounds) EXPECT_GT(m, 0);
+  EXPECT_EQ(p.at("median_seconds").get<double>(), *std::min_element(rounds.begin(), rounds.end()));
+}
+
+TEST(PeersCli, ZeroRoundsIsRefused) {
+  CliRun r = tlptune("peers --op matmul:M=64,N=64,K=64 --peers openblas --rounds 0");
+  EXPECT_NE(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("--rounds must be at least 1"), std::string::npos) << r.output;
 }
 
 TEST(PeersCli, UnknownPeerIsAClearError) {
