@@ -137,8 +137,8 @@ void add_run_options(CLI::App &cmd, BenchOptions &o) {
 void add_final_options(CLI::App &cmd, BenchOptions &o) {
   cmd.add_option("--final-rounds", o.final_rounds,
                   "After all runs, measure each run's fastest kernels (--final-top) again this many times, the runs "
-                  "taking turns, and report the best of each run's medians too: a fair comparison of the bests on a "
-                  "machine whose speed drifts (0: skip)")
+                  "taking turns, and report the best of each run's fastest rounds too: a fair comparison of the bests on a "
+                  "machine whose speed drifts; --peers are timed as often (0: skip)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   cmd.add_option("--final-top", o.final_top,

@@ -194,7 +194,9 @@ std::vector<BenchPeerResult> peers_of(const BenchOptions &o, const BenchOperator
   po.peers = parse_peer_list(o.peers);
   po.target = o.runs.target;
   po.min_seconds = o.runs.measure.min_seconds;
-  po.rounds = std::max(1, o.final_rounds);  // as many rounds as tlptune's best kernels get
+  // The peer gets as many timings as a run's re-measured kernels get together,
+  // and keeps its fastest as they do (side_by_side_remeasure.h).
+  po.rounds = std::max(1, o.final_rounds * std::max(1, o.final_top));
   BenchReport holder;
   for (const PeerResult &p : run_peers(po, [](const std::string &what) { fprintf(stderr, "%s\n", what.c_str()); })
                                  .results) {
@@ -265,9 +267,10 @@ struct RemeasureRole {
 };
 
 // remeasured.json: the re-measured bests of a finished bench, so that a resumed
-// one reads them back instead of measuring again. Files of tlptune 0.1 have no
-// "format" and the same keys: they read as format 1.
-constexpr int kRemeasuredFormat = 1;
+// one reads them back instead of measuring again. Format 1 (and files of tlptune
+// 0.1, without "format") held each kernel's median over the rounds, format 2 its
+// fastest round: a resumed bench measures a format-1 file's kernels again.
+constexpr int kRemeasuredFormat = 2;
 constexpr char kRemeasuredKind[] = "re-measured bests";
 
 // Fills the runs' figures from `path` when it holds them for these settings and
@@ -276,7 +279,9 @@ bool read_remeasured_bests(const BenchOptions &o, const std::vector<RunPlan> &pl
                            BenchReport &report) {
   if (!fs::exists(path)) return false;
   const nlohmann::json stored = bench_detail::read_json_object_file(kRemeasuredKind, path);
-  if (stored.contains("format")) bench_detail::check_format(kRemeasuredKind, path, stored, kRemeasuredFormat);
+  if (!stored.contains("format")) return false;
+  bench_detail::check_format(kRemeasuredKind, path, stored, kRemeasuredFormat);
+  if (stored["format"] != kRemeasuredFormat) return false;
   bench_detail::refuse_unknown_keys(kRemeasuredKind, path, "the top level", stored,
                                     {"format", "rounds", "top", "early", "runs", "runs_early"});
   const nlohmann::json runs = stored.value("runs", nlohmann::json::object());

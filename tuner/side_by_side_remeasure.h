@@ -30,8 +30,11 @@ struct RemeasureOptions {
   FleetRank fleet;           // on rank 0 of an MPI fleet, one of the other ranks measures
 };
 
-// Per kernel, the median GFLOP/s over the rounds in which it measured cleanly; 0
-// when it never did. Round r starts with kernel r (mod the count), so no kernel
+// Per kernel, the GFLOP/s of its fastest clean round (each round's figure is the
+// runner's median over its repeats); 0 when it never measured cleanly. On a
+// shared machine interference only ever slows a kernel down, so the fastest round
+// is the nearest to the kernel's own speed; the peers are timed the same way
+// (PeerOptions::rounds), so the two figures compare. Round r starts with kernel r (mod the count), so no kernel
 // always runs first. Returns early, with what it has, when `stop` turns true.
 std::vector<double> remeasure_side_by_side(const std::vector<RemeasureKernel> &kernels, const RemeasureOptions &o,
                                            const std::atomic<bool> &stop);

@@ -75,9 +75,11 @@ constexpr int kBenchReportFormat = 1;
 // - when any run's first trials were measured again (early_trials): the same of
 //   those kernels, and for other policies their median over the baseline's
 //   re-measured best of all its trials.
-// Then the peers' GFLOP/s and the ratio of the best tuned kernel to each, and a
-// summary of geometric means across operators (with the re-measured bests'
-// ratio to the baseline's when any run was measured again).
+// Then the peers' GFLOP/s and the ratio of the best tuned kernel to each (and of
+// the best re-measured kernel, when runs were measured again), and a summary of
+// geometric means across operators (with the re-measured bests' ratio to the
+// baseline's, and each policy's re-measured best over each peer, when any run was
+// measured again).
 std::string render_markdown(const BenchReport &r, const std::string &baseline_policy);
 
 // The file name stem for an operator's plots: the op, with the label appended

@@ -242,18 +242,32 @@ std::string policy_row(const OperatorRuns &op, const PolicyRuns &p, const std::s
   return row(cells);
 }
 
-std::string peers_table(const BenchReport &r, const OperatorRuns &op) {
+// The best of the policies' re-measured bests (each the median over its seeds).
+double best_remeasured_of_operator(const OperatorRuns &op) {
+  double best = 0;
+  for (const auto &p : op.policies) best = std::max(best, median(remeasured_bests(p)));
+  return best;
+}
+
+std::string peers_table(const BenchReport &r, const OperatorRuns &op, bool remeasured) {
   std::string out;
-  const double best = best_of_operator(op);
+  const double best = best_of_operator(op), best_again = best_remeasured_of_operator(op);
+  auto ratio = [](double mine, double theirs) { return mine > 0 && theirs > 0 ? ratio_text(mine / theirs) : "—"; };
   for (const auto &peer : r.peers) {
     if (peer.op != op.op) continue;
-    const std::string ratio = peer.gflops > 0 && best > 0 ? ratio_text(best / peer.gflops) : "—";
-    const std::string gflops = peer.gflops > 0 ? fixed(peer.gflops, 1) : "failed";
-    out += row({cell(peer.peer), gflops, ratio, cell(peer.what_ran)});
+    std::vector<std::string> cells = {cell(peer.peer), peer.gflops > 0 ? fixed(peer.gflops, 1) : "failed",
+                                      ratio(best, peer.gflops)};
+    if (remeasured) cells.push_back(ratio(best_again, peer.gflops));
+    cells.push_back(cell(peer.what_ran));
+    out += row(cells);
   }
   if (out.empty()) return "";
-  return "\nPeers (best tuned kernel: " + fixed(best, 1) + " GFLOP/s):\n\n" +
-         header({"peer", "GFLOP/s", "best tuned / peer", "what ran"}) + out;
+  std::vector<std::string> columns = {"peer", "GFLOP/s", "best tuned / peer"};
+  if (remeasured) columns.push_back("best re-measured / peer");
+  columns.push_back("what ran");
+  std::string title = "\nPeers (best tuned kernel: " + fixed(best, 1) + " GFLOP/s";
+  if (remeasured) title += ", re-measured: " + fixed(best_again, 1);
+  return title + "):\n\n" + header(columns) + out;
 }
 
 std::string operator_section(const BenchReport &r, const OperatorRuns &op, const std::string &baseline_policy) {
@@ -270,7 +284,7 @@ std::string operator_section(const BenchReport &r, const OperatorRuns &op, const
   if (early) columns.push_back("first trials vs " + cell(baseline_policy) + "'s all, re-measured");
   out += header(columns);
   for (const auto &p : op.policies) out += policy_row(op, p, baseline_policy, remeasured, early);
-  return out + peers_table(r, op) + "\n";
+  return out + peers_table(r, op, remeasured) + "\n";
 }
 
 double geomean(const std::vector<double> &values) {
@@ -332,22 +346,38 @@ std::string policy_summary(const std::vector<OperatorRuns> &ops, const std::stri
   return out;
 }
 
-// Per peer: the geometric mean over operators of the best tuned kernel / the peer.
-std::string peer_summary(const BenchReport &r, const std::vector<OperatorRuns> &ops) {
-  std::map<std::string, std::vector<double>> ratios;
-  std::vector<std::string> order;
-  for (const auto &peer : r.peers) {
-    if (!ratios.count(peer.peer)) order.push_back(peer.peer);
-    std::vector<double> &mine = ratios[peer.peer];
-    for (const auto &op : ops) {
-      const double best = best_of_operator(op);
-      if (op.op == peer.op && peer.gflops > 0 && best > 0) mine.push_back(best / peer.gflops);
-    }
-  }
+// Per peer: the geometric mean over operators of the best tuned kernel / the
+// peer, and, when runs were measured again, of each policy's re-measured best /
+// the peer (both timed as their fastest round: the comparison to quote).
+std::string peer_summary(const BenchReport &r, const std::vector<OperatorRuns> &ops, bool remeasured) {
+  std::vector<std::string> order, policies;
+  for (const auto &peer : r.peers)
+    if (std::find(order.begin(), order.end(), peer.peer) == order.end()) order.push_back(peer.peer);
   if (order.empty()) return "";
-  std::string out = "\n" + header({"peer", "operators", "best tuned / peer (geomean)"});
-  for (const auto &peer : order)
-    out += row({cell(peer), std::to_string(ratios[peer].size()), geomean_cell(ratios[peer], ratios[peer].size())});
+  if (remeasured)
+    for (const auto &op : ops)
+      for (const auto &p : op.policies)
+        if (std::find(policies.begin(), policies.end(), p.policy) == policies.end()) policies.push_back(p.policy);
+  std::vector<std::string> columns = {"peer", "operators", "best tuned / peer (geomean)"};
+  for (const auto &policy : policies) columns.push_back(cell(policy) + " re-measured / peer (geomean)");
+  std::string out = "\n" + header(columns);
+  for (const auto &name : order) {
+    std::vector<double> tuned;
+    std::vector<std::vector<double>> again(policies.size());
+    for (const auto &peer : r.peers) {
+      if (peer.peer != name || peer.gflops <= 0) continue;
+      for (const auto &op : ops) {
+        if (op.op != peer.op) continue;
+        if (best_of_operator(op) > 0) tuned.push_back(best_of_operator(op) / peer.gflops);
+        for (size_t i = 0; i < policies.size(); ++i)
+          if (const PolicyRuns *p = find_policy(op, policies[i]); p && median(remeasured_bests(*p)) > 0)
+            again[i].push_back(median(remeasured_bests(*p)) / peer.gflops);
+      }
+    }
+    std::vector<std::string> cells = {cell(name), std::to_string(tuned.size()), geomean_cell(tuned, tuned.size())};
+    for (const auto &ratios : again) cells.push_back(geomean_cell(ratios, tuned.size()));
+    out += row(cells);
+  }
   return out;
 }
 
@@ -381,7 +411,7 @@ std::string render_markdown(const BenchReport &r, const std::string &baseline_po
   out += "## Summary across " + std::to_string(ops.size()) + (ops.size() == 1 ? " operator" : " operators") +
          " (geometric means)\n\n";
   out += policy_summary(ops, baseline_policy, any_remeasured(r), any_early(r));
-  out += peer_summary(r, ops);
+  out += peer_summary(r, ops, any_remeasured(r));
   return out;
 }
 

@@ -185,6 +185,24 @@ TEST(BenchReportMarkdown, RemeasuredBestsGetTheirOwnColumnAndSummaryRatio) {
   EXPECT_EQ(summary[3], "2.22× (1/2 ops)");  // 100 / 45; the softmax's 0 has no ratio
 }
 
+TEST(BenchReportMarkdown, PeersAreComparedWithTheRemeasuredBestsPerOperatorAndPerPolicy) {
+  const std::string md = render_markdown(remeasured_report(), "random");
+  const std::string mm = section(md, "mm");
+  EXPECT_NE(mm.find("Peers (best tuned kernel: 120.0 GFLOP/s, re-measured: 100.0)"), std::string::npos) << mm;
+  const auto vendor = row_cells(mm, "vendor");
+  ASSERT_EQ(vendor.size(), 5u) << mm;
+  EXPECT_EQ(vendor[2], "2.00×");  // 120 / 60, the tuning runs' best
+  EXPECT_EQ(vendor[3], "1.67×");  // 100 / 60: tlp's median re-measured best beats random's 45
+  EXPECT_EQ(vendor[4], "vendor lib 1.0 \\| sgemm");
+  const std::string summary = section(md, "Summary");
+  EXPECT_NE(summary.find("tlp re-measured / peer (geomean)"), std::string::npos) << summary;
+  const auto peer_row = row_cells(summary.substr(summary.find("| peer |")), "vendor");
+  ASSERT_EQ(peer_row.size(), 5u) << summary;
+  EXPECT_EQ(peer_row[2], "2.00×");
+  EXPECT_EQ(peer_row[3], "0.75×");  // random: 45 / 60
+  EXPECT_EQ(peer_row[4], "1.67×");  // tlp: 100 / 60
+}
+
 TEST(BenchReportMarkdown, NoRemeasuredColumnWhenNothingWasMeasuredAgain) {
   const std::string md = render_markdown(small_report(), "random");
   EXPECT_EQ(md.find("re-measured"), std::string::npos);
