@@ -243,7 +243,8 @@ std::vector<MeasureRecord> FleetMeasurer::measure(const Operator &op, const std:
 
 void FleetMeasurer::measure_side_by_side(const std::vector<const Operator *> &ops, const std::vector<Schedule> &schedules,
                                          int rounds, const std::atomic<bool> &stop,
-                                         const std::function<void(size_t, const MeasureRecord &)> &on_record) {
+                                         const std::function<void(size_t, const MeasureRecord &)> &on_record,
+                                         const std::function<void(int)> &after_round) {
   if (schedules.empty() || rounds <= 0) return;
   nlohmann::json job = {{"session", session_->id}, {"rounds", rounds}};
   for (size_t i = 0; i < schedules.size(); ++i) {
@@ -274,6 +275,7 @@ void FleetMeasurer::measure_side_by_side(const std::vector<const Operator *> &op
         const auto &records = m->message.at("records");
         const auto &kernels = m->message.at("kernels");
         for (size_t i = 0; i < records.size(); ++i) on_record(kernels.at(i).get<size_t>(), take(records[i]));
+        for (int round = 0; round < rounds && after_round && !stop; ++round) after_round(round);
         return;
       }
       if (seconds_since(since) > timeout) {

@@ -44,10 +44,12 @@ class FleetMeasurer : public MeasuringService {
                                      const std::function<void(const MeasureRecord &)> &on_record,
                                      const std::unordered_set<std::string> *skip = nullptr) override;
   // On one rank of the platform, all kernels together; another rank starts over
-  // when that one is lost.
+  // when that one is lost. The rounds run there, so `after_round` is called for
+  // each of them only once all have come back.
   void measure_side_by_side(const std::vector<const Operator *> &ops, const std::vector<Schedule> &schedules,
                             int rounds, const std::atomic<bool> &stop,
-                            const std::function<void(size_t, const MeasureRecord &)> &on_record) override;
+                            const std::function<void(size_t, const MeasureRecord &)> &on_record,
+                            const std::function<void(int)> &after_round) override;
   const std::vector<std::string> &platforms() const override { return platforms_; }
   const MeasureTimes &times() const override { return times_; }
   int records_logged() const override { return logged_; }

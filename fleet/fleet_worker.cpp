@@ -49,7 +49,8 @@ nlohmann::json measure_job(Measurer &measurer, const fleet::Received &m) {
                                 [&](size_t k, const MeasureRecord &r) {
                                   kernels.push_back(k);
                                   records.push_back(r.to_json());
-                                });
+                                },
+                                {});
   return {{"records", records}, {"kernels", kernels}};
 }
 

@@ -174,7 +174,8 @@ void Measurer::warn_busy(double cpu_wait) {
 
 void Measurer::measure_side_by_side(const std::vector<const Operator *> &ops, const std::vector<Schedule> &schedules,
                                     int rounds, const std::atomic<bool> &stop,
-                                    const std::function<void(size_t, const MeasureRecord &)> &on_record) {
+                                    const std::function<void(size_t, const MeasureRecord &)> &on_record,
+                                    const std::function<void(int)> &after_round) {
   if (ops.size() != schedules.size()) throw std::logic_error("measure_side_by_side: one operator per schedule");
   if (schedules.empty() || o_.build_only) return;
   std::vector<BuildJob> jobs;
@@ -191,13 +192,15 @@ void Measurer::measure_side_by_side(const std::vector<const Operator *> &ops, co
   for (size_t i = 0; i < built.size() && !stop; ++i)
     if (built[i].error != MeasureError::None)
       for (size_t t = 0; t < o_.threads.size(); ++t) on_record(i, run_and_log(jobs[i].workload_key, schedules[i], built[i], t, data[i]));
-  for (int round = 0; round < rounds && !stop; ++round)
+  for (int round = 0; round < rounds && !stop; ++round) {
     for (size_t n = 0; n < schedules.size() && !stop; ++n) {
       const size_t i = (n + size_t(round)) % schedules.size();
       if (built[i].error != MeasureError::None) continue;
       for (size_t t = 0; t < o_.threads.size() && !stop; ++t)
         on_record(i, run_and_log(jobs[i].workload_key, schedules[i], built[i], t, data[i]));
     }
+    if (after_round && !stop) after_round(round);
+  }
   std::error_code ec;
   for (const BuildJob &j : jobs) fs::remove_all(j.dir, ec);
 }

@@ -70,7 +70,8 @@ class Measurer : public MeasuringService {
   // Returns early when `stop` turns true.
   void measure_side_by_side(const std::vector<const Operator *> &ops, const std::vector<Schedule> &schedules,
                             int rounds, const std::atomic<bool> &stop,
-                            const std::function<void(size_t, const MeasureRecord &)> &on_record) override;
+                            const std::function<void(size_t, const MeasureRecord &)> &on_record,
+                            const std::function<void(int)> &after_round) override;
 
   // The platforms this measurer's records carry, one per thread count.
   const std::vector<std::string> &platforms() const override { return platforms_; }

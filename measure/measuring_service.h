@@ -37,9 +37,12 @@ class MeasuringService {
 
   // schedules[i] of ops[i], each built once, then run `rounds` times round after
   // round, so that their timings are comparable; `on_record` gets the kernel index.
+  // `after_round` (may be empty) is called with each round's index once its kernels
+  // ran: what else should be timed under the same conditions runs there.
   virtual void measure_side_by_side(const std::vector<const Operator *> &ops, const std::vector<Schedule> &schedules,
                                     int rounds, const std::atomic<bool> &stop,
-                                    const std::function<void(size_t, const MeasureRecord &)> &on_record) = 0;
+                                    const std::function<void(size_t, const MeasureRecord &)> &on_record,
+                                    const std::function<void(int)> &after_round) = 0;
 
   // The platforms the records carry, one per thread count.
   virtual const std::vector<std::string> &platforms() const = 0;

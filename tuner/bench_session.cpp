@@ -19,6 +19,7 @@
 #include "measure/wall_clock.h"
 #include "tuner/bench/json_file.h"
 #include "tuner/bench/regression_check.h"
+#include "tuner/bench_peers.h"
 #include "tuner/name_list.h"
 #include "tuner/peer_baselines.h"
 #include "tuner/shipped_files.h"
@@ -71,19 +72,6 @@ std::string machine_description() {
   snprintf(buf, sizeof buf, "%s (%s), %d threads, %.1f GiB", machine.cpu_name.c_str(), machine.short_name().c_str(),
            hardware_threads(), gib);
   return buf;
-}
-
-void write_json_file(const std::string &path, const nlohmann::json &j) {
-  bench_detail::write_file_atomically(path, j.dump(1) + "\n");
-}
-
-// A finished run or an operator's peers, as the bench wrote them.
-BenchReport read_bench_part(const std::string &path) {
-  try {
-    return BenchReport::from_json(bench_detail::read_json_object_file("bench result", path));
-  } catch (const std::runtime_error &e) {
-    throw std::runtime_error(std::string(e.what()) + "; delete it to measure that part again");
-  }
 }
 
 struct RunPlan {
@@ -173,7 +161,7 @@ PolicyResult load_or_run(const BenchOptions &o, const RunPlan &plan, const std::
   const std::string done = o.out_dir + "/runs/" + plan.name + ".json";
   finished = true;
   if (fs::exists(done)) {
-    const BenchReport one = read_bench_part(done);
+    const BenchReport one = BenchReport::read_part_file(done);
     if (one.runs.size() != 1) throw std::runtime_error(done + " should hold one run; delete it to run it again");
     return one.runs.front();
   }
@@ -181,36 +169,13 @@ PolicyResult load_or_run(const BenchOptions &o, const RunPlan &plan, const std::
   if (finished) {
     BenchReport one;
     one.runs = {r};
-    write_json_file(done, one.to_json());
+    bench_detail::write_json_file(done, one.to_json());
   }
   return r;
 }
 
-std::vector<BenchPeerResult> peers_of(const BenchOptions &o, const BenchOperator &op) {
-  const std::string path = o.out_dir + "/peers/" + plot_file_stem(op.op, "") + ".json";
-  if (fs::exists(path)) return read_bench_part(path).peers;
-  PeerOptions po;
-  po.op_spec = op.op;
-  po.peers = parse_peer_list(o.peers);
-  po.target = o.runs.target;
-  po.min_seconds = o.runs.measure.min_seconds;
-  // The peer gets as many timings as a run's re-measured kernels get together,
-  // and keeps its fastest as they do (side_by_side_remeasure.h).
-  po.rounds = std::max(1, o.final_rounds * std::max(1, o.final_top));
-  BenchReport holder;
-  for (const PeerResult &p : run_peers(po, [](const std::string &what) { fprintf(stderr, "%s\n", what.c_str()); })
-                                 .results) {
-    if (p.skipped) continue;
-    std::string what = p.what_ran;
-    if (!p.ok()) what += (what.empty() ? "" : "; ") + std::string("failed: ") + p.message;
-    holder.peers.push_back({p.peer, op.op, p.ok() ? p.gflops : 0, what});
-  }
-  write_json_file(path, holder.to_json());
-  return holder.peers;
-}
-
 BenchReport execute(const BenchOptions &o, const std::vector<RunPlan> &plans, const BenchSuite &suite,
-                    bool with_peers, const std::atomic<bool> &stop, bool &interrupted) {
+                    const std::atomic<bool> &stop, bool &interrupted) {
   for (const char *sub : {"logs", "runs", "peers", "plots"}) fs::create_directories(o.out_dir + "/" + sub);
   BenchReport report;
   report.suite = suite.name;
@@ -226,13 +191,18 @@ BenchReport execute(const BenchOptions &o, const std::vector<RunPlan> &plans, co
     if (!finished) break;
     report.runs.push_back(std::move(r));
   }
-  if (with_peers && !o.peers.empty())
-    for (const BenchOperator &op : suite.operators) {
-      if (stop) break;
-      for (BenchPeerResult &p : peers_of(o, op)) report.peers.push_back(std::move(p));
-    }
   interrupted = bool(stop);
   return report;
+}
+
+// The suite's peers into `report`: those the re-measure rounds timed are read
+// back, any others are timed now.
+void add_peers(const BenchOptions &o, const BenchSuite &suite, BenchReport &report, const std::atomic<bool> &stop) {
+  if (o.peers.empty()) return;
+  for (const BenchOperator &op : suite.operators) {
+    if (stop) break;
+    for (BenchPeerResult &p : bench_peers_of(o, op)) report.peers.push_back(std::move(p));
+  }
 }
 
 // Up to `n` kernels of a run's log, cheapest first, ranked as tune ranks them;
@@ -315,7 +285,7 @@ void write_remeasured_bests(const BenchOptions &o, const std::vector<RunPlan> &p
     figures["early"] = o.final_early;
     figures["runs_early"] = early;
   }
-  write_json_file(path, figures);
+  bench_detail::write_json_file(path, figures);
 }
 
 // Sets each run's remeasured_gflops and, with final_early, its
@@ -323,7 +293,7 @@ void write_remeasured_bests(const BenchOptions &o, const std::vector<RunPlan> &p
 // `plans[i]`. The figures are stored in `dir` and read back by a resumed bench
 // with the same settings and runs.
 void remeasure_best_kernels(const BenchOptions &o, const std::vector<RunPlan> &plans, const std::string &dir,
-                            BenchReport &report, const std::atomic<bool> &stop) {
+                            BenchReport &report, PeersInRounds &peers, const std::atomic<bool> &stop) {
   if (o.final_rounds <= 0 || report.runs.size() != plans.size() || plans.empty()) return;
   const std::string done = dir + "/remeasured.json";
   fs::create_directories(dir);
@@ -348,10 +318,13 @@ void remeasure_best_kernels(const BenchOptions &o, const std::vector<RunPlan> &p
         add(k, &RemeasureRole::of_early);
   }
   fprintf(stderr,
-          "measuring the %d fastest kernel%s of each of %zu runs%s again (%zu kernels), side by side, %d round%s\n",
+          "measuring the %d fastest kernel%s of each of %zu runs%s again (%zu kernels), side by side, %d round%s%s\n",
           o.final_top, o.final_top == 1 ? "" : "s", plans.size(),
           o.final_early > 0 ? ", and of their first trials," : "", kernels.size(), o.final_rounds,
-          o.final_rounds == 1 ? "" : "s");
+          o.final_rounds == 1 ? "" : "s",
+          peers.operators() > 0 ? (", with the peers of " + std::to_string(peers.operators()) + " operators in each")
+                                      .c_str()
+                                : "");
   RemeasureOptions ro;
   ro.rounds = o.final_rounds;
   ro.target = o.runs.target;
@@ -359,8 +332,13 @@ void remeasure_best_kernels(const BenchOptions &o, const std::vector<RunPlan> &p
   ro.min_seconds = o.runs.measure.min_seconds;
   ro.log_path = dir + "/remeasured.jsonl";
   ro.fleet = o.runs.fleet;
-  const std::vector<double> gflops = remeasure_side_by_side(kernels, ro, stop);
+  const std::vector<double> gflops = remeasure_side_by_side(kernels, ro, stop, [&](int round) {
+    if (peers.operators() == 0) return;
+    peers.time_round();
+    fprintf(stderr, "round %d of %d done, peers included\n", round + 1, o.final_rounds);
+  });
   if (stop) return;
+  peers.store();
   for (PolicyResult &run : report.runs) run.remeasured_gflops = run.remeasured_early_gflops = 0;  // none valid: 0
   for (size_t k = 0; k < kernels.size(); ++k) {
     PolicyResult &run = report.runs[roles[k].run];
@@ -429,9 +407,11 @@ BenchReport run_bench(const BenchOptions &o, const std::string &command_line, co
   const auto policies = parse_bench_policies(o.policies, o.model);
   if (!o.peers.empty()) parse_peer_list(o.peers);  // an unknown peer fails before hours of tuning
   const std::vector<RunPlan> plans = plan_runs(o, suite, policies, nullptr, "");
-  BenchReport r = execute(o, plans, suite, true, stop, interrupted);
+  BenchReport r = execute(o, plans, suite, stop, interrupted);
   if (!interrupted) {
-    remeasure_best_kernels(o, plans, o.out_dir + "/finals", r, stop);
+    PeersInRounds peers(o, o.final_rounds > 0 ? suite.operators : std::vector<BenchOperator>{});
+    remeasure_best_kernels(o, plans, o.out_dir + "/finals", r, peers, stop);
+    add_peers(o, suite, r, stop);
     interrupted = bool(stop);
   }
   r.command = command_line;
@@ -452,9 +432,10 @@ BenchReport rerun_entries(const BenchOptions &o, const std::set<std::string> &ke
   const auto policies = parse_bench_policies(o.policies, o.model);
   const std::string suffix = "-recheck" + std::to_string(long(unix_seconds()));
   const std::vector<RunPlan> plans = plan_runs(o, suite, policies, &keys, suffix);
-  BenchReport r = execute(o, plans, suite, false, stop, interrupted);
+  BenchReport r = execute(o, plans, suite, stop, interrupted);
   if (!interrupted) {  // measured again like the first runs, so the two compare
-    remeasure_best_kernels(o, plans, o.out_dir + "/finals" + suffix, r, stop);
+    PeersInRounds no_peers(o, {});
+    remeasure_best_kernels(o, plans, o.out_dir + "/finals" + suffix, r, no_peers, stop);
     interrupted = bool(stop);
   }
   return r;
@@ -462,7 +443,7 @@ BenchReport rerun_entries(const BenchOptions &o, const std::set<std::string> &ke
 
 std::string write_bench_report(const BenchReport &r, const std::string &dir, const std::string &baseline_policy) {
   fs::create_directories(dir);
-  write_json_file(dir + "/report.json", r.to_json());
+  bench_detail::write_json_file(dir + "/report.json", r.to_json());
   std::string md = render_markdown(r, baseline_policy);
   const auto plots = write_plots(r, dir + "/plots");
   md += "\nPlots (best-so-far GFLOP/s against trials and against seconds):\n\n";

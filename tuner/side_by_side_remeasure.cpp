@@ -12,7 +12,8 @@
 namespace tlp {
 
 std::vector<double> remeasure_side_by_side(const std::vector<RemeasureKernel> &kernels, const RemeasureOptions &o,
-                                           const std::atomic<bool> &stop) {
+                                           const std::atomic<bool> &stop,
+                                           const std::function<void(int round)> &after_round) {
   if (kernels.empty()) return {};
   std::vector<std::unique_ptr<Operator>> ops;
   for (const RemeasureKernel &k : kernels) ops.push_back(make_operator(k.op));
@@ -31,7 +32,7 @@ std::vector<double> remeasure_side_by_side(const std::vector<RemeasureKernel> &k
   std::vector<std::vector<double>> gflops(kernels.size());
   measurer->measure_side_by_side(op_of, schedules, o.rounds, stop, [&](size_t k, const MeasureRecord &r) {
     if (r.ok() && r.median_cost > 0) gflops[k].push_back(ops[k]->flops() / r.median_cost / 1e9);
-  });
+  }, after_round);
   std::vector<double> out;
   for (const auto &g : gflops) out.push_back(g.empty() ? 0 : *std::max_element(g.begin(), g.end()));
   return out;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,9 +35,12 @@ struct RemeasureOptions {
 // runner's median over its repeats); 0 when it never measured cleanly. On a
 // shared machine interference only ever slows a kernel down, so the fastest round
 // is the nearest to the kernel's own speed; the peers are timed the same way
-// (PeerOptions::rounds), so the two figures compare. Round r starts with kernel r (mod the count), so no kernel
-// always runs first. Returns early, with what it has, when `stop` turns true.
+// (PeerOptions::rounds), so the two figures compare. Round r starts with kernel r
+// (mod the count), so no kernel always runs first; `after_round` (may be empty)
+// runs after each round's kernels, for what must be timed in the same rounds.
+// Returns early, with what it has, when `stop` turns true.
 std::vector<double> remeasure_side_by_side(const std::vector<RemeasureKernel> &kernels, const RemeasureOptions &o,
-                                           const std::atomic<bool> &stop);
+                                           const std::atomic<bool> &stop,
+                                           const std::function<void(int round)> &after_round = {});
 
 }  // namespace tlp

@@ -138,7 +138,7 @@ void TaskTuner::measure_best_again(MeasuringService &m, int top, int rounds, con
       FinalKernel &f = sum_.finals[final_of.at(due[k])];
       if (costs_.ruled_out(f.schedule) && f.ruled_out_by.empty()) f.ruled_out_by = measure_error_name(rec.error);
       on_record();
-    });
+    }, {});
   }
   sum_.finals_changed_best = !costs_.has_best() || costs_.best_key() != best_before;
   for (FinalKernel &f : sum_.finals) {

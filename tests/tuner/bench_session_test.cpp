@@ -216,6 +216,39 @@ TEST(BenchCommand, FinalEarlyMeasuresTheBestOfTheFirstTrialsAgainInTheSameRounds
   EXPECT_EQ(lines, kernels * 4);
 }
 
+TEST(BenchCommand, PeersAreTimedInsideTheRemeasureRoundsAsOftenAsARunsKernels) {
+  TempDir dir;
+  const std::string suite = dir.write("tiny.json", R"({"format": 1, "name": "tiny", "operators": [
+      {"op": "matmul:M=32,N=32,K=32"}, {"op": "softmax:M=8,N=64"}]})");
+  const std::string command = "bench --suite " + suite + " --policies random --trials 2 --out " + (dir / "out") +
+                              " --no-progress --min-seconds 0.01 --final-rounds 2 --final-top 2 --peers openblas";
+  const auto done = tlptune(command);
+  ASSERT_EQ(done.code, 0) << done.output;  // no peer applies to the softmax: skipped, not refused
+  // Each round: the runs' kernels, then the peers.
+  const size_t second_round = done.output.find("round 2 of 2 done, peers included");
+  ASSERT_NE(second_round, std::string::npos) << done.output;
+  EXPECT_LT(done.output.find("round 1 of 2 done, peers included"), second_round);
+  nlohmann::json peers;
+  std::ifstream(dir / "out/peers/matmul_M_32_N_32_K_32.json") >> peers;
+  ASSERT_EQ(peers["peers"].size(), 1u) << peers.dump();
+  const auto &openblas = peers["peers"][0];
+  EXPECT_GT(openblas["gflops"].get<double>(), 0) << openblas.dump();
+  // 2 rounds x 2 timings, as many as the run's 2 kernels get in 2 rounds; the figure is the fastest.
+  const auto medians = openblas["round_medians"].get<std::vector<double>>();
+  ASSERT_EQ(medians.size(), 4u) << openblas.dump();
+  const double fastest = *std::min_element(medians.begin(), medians.end());
+  const double expected = 2.0 * 32 * 32 * 32 / fastest / 1e9;
+  EXPECT_NEAR(openblas["gflops"].get<double>(), expected, 1e-9 * expected);
+  const std::string report = testing::read_text_file(dir / "out/report.md");
+  EXPECT_NE(report.find("random re-measured / peer (geomean)"), std::string::npos) << report;
+
+  // Resumed: the stored peers are read back, nothing is timed again.
+  const auto again = tlptune(command);
+  ASSERT_EQ(again.code, 0) << again.output;
+  EXPECT_EQ(again.output.find("peers included"), std::string::npos) << again.output;
+  EXPECT_EQ(again.output.find("measuring openblas"), std::string::npos) << again.output;
+}
+
 TEST(BenchCommand, OnlineUpdateSettingsReachTheTlpPolicies) {
   TempDir dir;
   const std::string base = "bench --suite " + matmul_suite(dir) + " --policies tlp-online --trials 4 --out " +

@@ -12,7 +12,7 @@
 namespace tlp {
 namespace {
 
-TEST(Measurer, SideBySideRunsEachKernelOncePerRoundInRotationAndLogsABrokenOneOnce) {
+TEST(Measurer, SideBySideRunsEachKernelOncePerRoundInRotationThenTheRoundsOwnWorkAndLogsABrokenOneOnce) {
   testing::TempDir d;
   const auto op = make_operator("matmul:M=32,N=32,K=16");
   MeasurerOptions mo;
@@ -33,9 +33,10 @@ TEST(Measurer, SideBySideRunsEachKernelOncePerRoundInRotationAndLogsABrokenOneOn
     order.push_back(k);
     errors.push_back(r.error);
     EXPECT_EQ(r.schedule, schedules[k]);
-  });
-  // The broken kernel first, once; then round 0 from kernel 0, round 1 from kernel 1.
-  EXPECT_EQ(order, (std::vector<size_t>{2, 0, 1, 1, 0}));
+  }, [&](int round) { order.push_back(100 + size_t(round)); });
+  // The broken kernel first, once; then round 0 from kernel 0, round 1 from kernel 1, each
+  // followed by what else is timed in that round.
+  EXPECT_EQ(order, (std::vector<size_t>{2, 0, 1, 100, 1, 0, 101}));
   ASSERT_EQ(errors.size(), 5u);
   EXPECT_NE(errors[0], MeasureError::None);
   for (size_t i = 1; i < errors.size(); ++i) EXPECT_EQ(errors[i], MeasureError::None) << i;

@@ -6,6 +6,7 @@
 
 #include "measure/median.h"
 #include "tuner/bench/bench_report_internal.h"
+#include "tuner/bench/json_file.h"
 
 namespace tlp {
 namespace {
@@ -47,12 +48,15 @@ PolicyResult run_from_json(const json &j) {
 }
 
 json peer_to_json(const BenchPeerResult &peer) {
-  return {{"peer", peer.peer}, {"op", peer.op}, {"gflops", peer.gflops}, {"what_ran", peer.what_ran}};
+  json j = {{"peer", peer.peer}, {"op", peer.op}, {"gflops", peer.gflops}, {"what_ran", peer.what_ran}};
+  if (!peer.round_medians.empty()) j["round_medians"] = peer.round_medians;
+  return j;
 }
 
 BenchPeerResult peer_from_json(const json &j) {
   return {j.at("peer").get<std::string>(), j.at("op").get<std::string>(), j.at("gflops").get<double>(),
-          j.value("what_ran", std::string())};
+          j.value("what_ran", std::string()),
+          j.value("round_medians", std::vector<double>())};  // absent before 2026-12-07
 }
 
 void check_report_format(const json &j) {
@@ -112,4 +116,12 @@ double median(std::vector<double> values) {
 }
 
 }  // namespace bench_detail
+BenchReport BenchReport::read_part_file(const std::string &path) {
+  try {
+    return from_json(bench_detail::read_json_object_file("bench result", path));
+  } catch (const std::runtime_error &e) {
+    throw std::runtime_error(std::string(e.what()) + "; delete it to measure that part again");
+  }
+}
+
 }  // namespace tlp

@@ -40,6 +40,7 @@ struct BenchPeerResult {
   std::string op;        // matched to runs by op (not label)
   double gflops = 0;     // 0 when the peer failed
   std::string what_ran;  // one line for people: the library, version, settings
+  std::vector<double> round_medians;  // seconds, each timing round's median (0: it failed); may be empty
 };
 
 struct BenchReport {
@@ -54,6 +55,9 @@ struct BenchReport {
   // Throws std::runtime_error naming the fault when `j` is not what to_json writes
   // or carries a format this reader does not know.
   static BenchReport from_json(const nlohmann::json &j);
+  // A report, or a part of one (a finished run, an operator's peers), as the bench
+  // wrote it; the error names the file and says to delete it to measure again.
+  static BenchReport read_part_file(const std::string &path);
 };
 
 // The newest report format this reader understands.

@@ -104,4 +104,6 @@ void write_file_atomically(const std::string &path, const std::string &text) {
   }
 }
 
+void write_json_file(const std::string &path, const nlohmann::json &j) { write_file_atomically(path, j.dump(1) + "\n"); }
+
 }  // namespace tlp::bench_detail

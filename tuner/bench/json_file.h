@@ -29,4 +29,7 @@ void check_format(const std::string &kind, const std::string &path, const nlohma
 // leaving any old `path` untouched.
 void write_file_atomically(const std::string &path, const std::string &text);
 
+// `j`, indented by one space, through write_file_atomically.
+void write_json_file(const std::string &path, const nlohmann::json &j);
+
 }  // namespace tlp::bench_detail
