@@ -59,8 +59,7 @@ std::vector<BenchPeerResult> bench_peers_of(const BenchOptions &o, const BenchOp
 
 PeersInRounds::PeersInRounds(const BenchOptions &o, const std::vector<BenchOperator> &ops) : o_(o) {
   if (o.peers.empty()) return;
-  for (const BenchOperator &op : ops)
-    if (!fs::exists(bench_peers_path(o, op))) ops_.push_back(op);
+  ops_ = ops;
   best_.resize(ops_.size());
 }
 

@@ -2,7 +2,7 @@
 // OUT/peers/ so that a resumed bench reads them back instead of timing them again.
 //
 // A peer is compared with the runs' best kernels as re-measured at the end, so it
-// is timed inside those rounds when there are any (PeersInRounds): a small VM's
+// is timed inside those rounds whenever they run (PeersInRounds): a small VM's
 // speed drifts by tens of percent within minutes, and only figures taken in the
 // same rounds compare. Each peer then gets as many timings as a run's re-measured
 // kernels get together, and keeps its fastest, as they do.
@@ -24,9 +24,10 @@ std::string bench_peers_path(const BenchOptions &o, const BenchOperator &op);
 // their own, in final_rounds x final_top rounds, and stores them.
 std::vector<BenchPeerResult> bench_peers_of(const BenchOptions &o, const BenchOperator &op);
 
-// The peers of those of `ops` that have none stored yet, timed a round at a time:
-// each time_round() times every such peer final_top times and keeps its fastest
-// round; store() writes what was timed. Nothing to time when o.peers is empty.
+// The peers of `ops`, timed a round at a time: each time_round() times every
+// peer final_top times and keeps its fastest round; store() writes what was
+// timed, replacing what was stored (figures from other rounds do not compare).
+// Nothing to time when o.peers is empty.
 class PeersInRounds {
  public:
   PeersInRounds(const BenchOptions &o, const std::vector<BenchOperator> &ops);

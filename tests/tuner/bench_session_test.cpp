@@ -247,6 +247,14 @@ TEST(BenchCommand, PeersAreTimedInsideTheRemeasureRoundsAsOftenAsARunsKernels) {
   ASSERT_EQ(again.code, 0) << again.output;
   EXPECT_EQ(again.output.find("peers included"), std::string::npos) << again.output;
   EXPECT_EQ(again.output.find("measuring openblas"), std::string::npos) << again.output;
+
+  // Kernels measured again: their peers are timed again beside them, the stored ones replaced.
+  std::filesystem::remove(dir / "out/finals/remeasured.json");
+  const auto remeasured = tlptune(command);
+  ASSERT_EQ(remeasured.code, 0) << remeasured.output;
+  EXPECT_NE(remeasured.output.find("round 2 of 2 done, peers included"), std::string::npos) << remeasured.output;
+  std::ifstream(dir / "out/peers/matmul_M_32_N_32_K_32.json") >> peers;
+  EXPECT_NE(peers["peers"][0]["round_medians"].get<std::vector<double>>(), medians) << peers.dump();
 }
 
 TEST(BenchCommand, OnlineUpdateSettingsReachTheTlpPolicies) {
