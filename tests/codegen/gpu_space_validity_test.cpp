@@ -5,6 +5,7 @@
 // checked and offloaded) and the first two compiled to an object with their
 // PTX. Halide's CUDA code generator needs no GPU.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <random>
@@ -46,7 +47,7 @@ TEST_P(GpuSpaceValidity, SampledSchedulesLowerAndCompileForCuda) {
   const int samples = 100, to_module = 3, to_object = 1;
   int invalid = 0;
   std::string first_error;
-  const std::string object = ::testing::TempDir() + "gpu_space_validity.o";
+  const std::string object = ::testing::TempDir() + "gpu_space_validity_" + std::to_string(getpid()) + ".o";
   for (int i = 0; i < samples; ++i) {
     const Schedule s = space.sample(rng);
     try {
@@ -87,7 +88,7 @@ TEST(GpuLowering, RootReductionsInitializeOnTheGpu) {
        at = k.schedule_source.find(".gpu_tile(", at + 1))
     ++tiles;
   EXPECT_EQ(tiles, size_t(root_reductions)) << k.schedule_source;
-  const std::string object = ::testing::TempDir() + "gpu_init.o";
+  const std::string object = ::testing::TempDir() + "gpu_init_" + std::to_string(getpid()) + ".o";
   const std::string ptx = compile_kernel_object_with_ptx(k, cuda_target(), object, "k");
   std::remove(object.c_str());
   size_t kernels = 0;
@@ -122,7 +123,8 @@ CompiledSample compile_first_sample(const std::string &spec, SpaceOptions so, ui
   c.schedule = space.sample(rng);
   LoweredKernel k = lower_schedule(*op, dag, c.schedule, cuda_target());
   c.halide_source = k.schedule_source;
-  const std::string object = ::testing::TempDir() + "gpu_sample.o";
+  // One file per process: ctest runs these tests side by side in separate processes.
+  const std::string object = ::testing::TempDir() + "gpu_sample_" + std::to_string(getpid()) + ".o";
   c.ptx = compile_kernel_object_with_ptx(k, cuda_target(), object, "k");
   std::remove(object.c_str());
   return c;
