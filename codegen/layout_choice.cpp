@@ -35,6 +35,10 @@ bool layout_is_weights_only(const std::string &kind) {
   return p && std::find(p->choices.begin(), p->choices.end(), "NCHW") == p->choices.end();
 }
 
+const char *const kGemmLayout = "NCHWgemm";
+
+std::string activation_memory_layout(const std::string &layout) { return layout == kGemmLayout ? "NCHW" : layout; }
+
 int layout_block(const std::string &layout) {
   const size_t digits = layout.find_first_of("0123456789");
   return digits == std::string::npos ? 0 : std::stoi(layout.substr(digits));
@@ -69,7 +73,8 @@ std::vector<std::string> concrete_variants(const std::string &spec, const std::f
     try {
       keys.push_back(make_operator(concrete)->workload().key());
     } catch (const WorkloadError &) {
-      if (layout_block(choice) == 0) throw;  // a plain layout always fits: the spec itself is wrong
+      // A plain layout always fits: the spec itself is wrong. A block or the gemm form may not.
+      if (layout_block(choice) == 0 && choice != kGemmLayout) throw;
     }
   }
   return keys;

@@ -35,6 +35,15 @@ bool has_layout(const std::string &kind);
 // network never convert for it.
 bool layout_is_weights_only(const std::string &kind);
 
+// The form of NCHW that 1x1 convolutions (stride 1, pad 0) offer: the same memory,
+// read as a matrix product (codegen/ops/conv2d.cpp).
+extern const char *const kGemmLayout;
+
+// The activation layout a kernel of layout `layout` reads and writes in memory:
+// NCHW for kGemmLayout, the layout itself otherwise. Neighbours in a network agree
+// or convert by this.
+std::string activation_memory_layout(const std::string &layout);
+
 // The block of a layout name ("NCHW16c", "NK16n": 16); 0 for a plain layout.
 int layout_block(const std::string &layout);
 

@@ -15,9 +15,11 @@ OpParamInfo integer(const std::string &name, int64_t def, const std::string &hel
 
 OpParamInfo conv_layout() {
   return OpParamInfo{"layout", "NCHW",
-                     "data and output layout: NCHW (weights KCRS), NHWC (weights RSCK), or channel-blocked "
-                     "NCHW<b>c (weights given as KCRS, packed once at load time to OIhw<b>i<b>o)",
-                     ops::conv_layout_names(), 1};
+                     "data and output layout: NCHW (weights KCRS), NHWC (weights RSCK), channel-blocked "
+                     "NCHW<b>c (weights given as KCRS, packed once at load time to OIhw<b>i<b>o), or NCHWgemm: "
+                     "NCHW data read as the matrix product a 1x1 convolution (stride 1, pad 0) is, its buffers "
+                     "N x C x (H*W) and K x C",
+                     ops::conv_kernel_layout_names(), 1};
 }
 
 // A layout added after workload keys were first written: at its default it stays out

@@ -146,7 +146,7 @@ Workload parse_workload(const std::string &spec) {
 Workload plain_layout_form(const Workload &w) {
   Workload plain = w;
   for (auto &p : plain.params)
-    if (p.first == "layout" && layout_block(p.second) > 0)
+    if (p.first == "layout" && (layout_block(p.second) > 0 || activation_memory_layout(p.second) != p.second))
       for (const OpParamInfo &info : find_op(w.kind).params)
         if (info.name == "layout") p.second = info.default_value;
   return plain;

@@ -30,8 +30,9 @@ struct Workload {
 // Parses "KIND:P=V,..." (or "KIND" alone for all defaults) against the library.
 Workload parse_workload(const std::string &spec);
 
-// The same operator in its plain default layout when `w` is blocked or packed
-// (layout=NCHW<b>c, NK<b>n): NCHW, or KN for a matrix's B; otherwise `w` itself.
+// The same operator in its plain default layout when `w` is blocked, packed or in
+// the gemm form (layout=NCHW<b>c, NK<b>n, NCHWgemm): NCHW, or KN for a matrix's B;
+// otherwise `w` itself.
 // What libraries that pick their own layouts are given.
 Workload plain_layout_form(const Workload &w);
 

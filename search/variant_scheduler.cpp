@@ -1,5 +1,6 @@
 #include "search/variant_scheduler.h"
 
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -12,9 +13,9 @@ VariantScheduler::VariantScheduler(int variants, VariantSchedulerOptions o)
       rounds_(best_.size(), 0),
       done_(best_.size(), false) {
   if (variants < 1) throw std::invalid_argument("VariantScheduler needs at least one variant");
-  if (o.warmup_rounds < 1 || !(o.contender_ratio >= 1) || o.max_invalid_rounds < 1)
+  if (o.warmup_rounds < 1 || !(o.contender_ratio >= 1) || o.max_invalid_rounds < 1 || !(o.half_share_ratio > 1))
     throw std::invalid_argument("VariantScheduler: warmup_rounds and max_invalid_rounds must be >= 1, "
-                                "contender_ratio >= 1");
+                                "contender_ratio >= 1, half_share_ratio > 1");
 }
 
 int VariantScheduler::best_variant() const {
@@ -33,12 +34,25 @@ bool VariantScheduler::contender(int v) const {
          best <= opt_.contender_ratio * best_[size_t(leader)];
 }
 
+double VariantScheduler::weighted_trials(int v) const {
+  const int leader = best_variant();
+  const double best = best_.at(size_t(v));
+  if (leader < 0 || best == std::numeric_limits<double>::infinity() || std::isinf(opt_.half_share_ratio))
+    return trials_[size_t(v)];
+  const double exponent = std::log(2.0) / std::log(opt_.half_share_ratio);
+  return trials_[size_t(v)] * std::pow(best / best_[size_t(leader)], exponent);
+}
+
 int VariantScheduler::next_variant() {
   for (size_t v = 0; v < best_.size(); ++v)
     if (!done_[v] && rounds_[v] < opt_.warmup_rounds) return int(v);
   int pick = -1;
-  for (size_t v = 0; v < best_.size(); ++v)
-    if (!done_[v] && contender(int(v)) && (pick < 0 || trials_[v] < trials_[size_t(pick)])) pick = int(v);
+  double least = 0;
+  for (size_t v = 0; v < best_.size(); ++v) {
+    if (done_[v] || !contender(int(v))) continue;
+    const double w = weighted_trials(int(v));
+    if (pick < 0 || w < least) pick = int(v), least = w;
+  }
   return pick;
 }
 

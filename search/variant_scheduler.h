@@ -5,9 +5,14 @@
 //
 // 1. Warm-up: every variant gets `warmup_rounds` rounds, in order.
 // 2. Then the contenders are the live variants whose best is within
-//    `contender_ratio` of the best of all, or that have no valid result yet; among them, the one with the fewest
-//    trials gets the round (ties: the lower index). The best only falls, so a
-//    variant left behind stays out: the budget goes to the layouts that can win.
+//    `contender_ratio` of the best of all, or that have no valid result yet.
+//    The round goes to the contender with the fewest trials weighted by how far
+//    it is behind: trials * (best / leader's best)^a, with a chosen so that a
+//    variant `half_share_ratio` behind gets half the leader's trials (ties: the
+//    lower index). Near-equal layouts share the budget; one a little behind
+//    still gets a late round (its first round may have been unlucky), and the
+//    leader gets most. The best only falls, so a variant past
+//    `contender_ratio` stays out.
 // 3. A variant is done when a round measures 0 trials (its space is used up), or
 //    after `max_invalid_rounds` rounds without a valid result.
 // next_variant() returns -1 once every variant is done.
@@ -21,8 +26,9 @@ namespace tlp {
 
 struct VariantSchedulerOptions {
   int warmup_rounds = 1;          // >= 1
-  double contender_ratio = 1.2;   // >= 1
+  double contender_ratio = 1.3;   // >= 1
   int max_invalid_rounds = 3;     // >= 1
+  double half_share_ratio = 1.1;  // > 1; +inf: contenders share evenly
 };
 
 class VariantScheduler {
@@ -40,6 +46,8 @@ class VariantScheduler {
   int trials(int v) const { return trials_.at(v); }
   bool done(int v) const { return done_.at(v); }
   bool contender(int v) const;  // within contender_ratio of the best, or without a valid result yet
+  // What next_variant() compares: trials, weighted by how far v is behind the leader.
+  double weighted_trials(int v) const;
 
  private:
   VariantSchedulerOptions opt_;

@@ -64,12 +64,16 @@ void LayoutChoiceTuner::measure_best_again(MeasuringService &m, int top, int rou
 }
 
 bool LayoutChoiceTuner::focus(const std::string &layout) {
-  for (size_t i = 0; i < variants_.size(); ++i)
-    if (has_layout(variants_[i]->op().workload().kind) && variants_[i]->op().workload().get_str("layout") == layout) {
-      focus_ = int(i);
-      return true;
-    }
-  return false;
+  // Among the variants that keep activations in `layout` (NCHW and NCHWgemm), the faster.
+  int pick = -1;
+  for (size_t i = 0; i < variants_.size(); ++i) {
+    const Workload w = variants_[i]->op().workload();
+    if (!has_layout(w.kind) || activation_memory_layout(w.get_str("layout")) != layout) continue;
+    if (pick < 0 || best_of(variants_[i]->summary()) < best_of(variants_[size_t(pick)]->summary())) pick = int(i);
+  }
+  if (pick < 0) return false;
+  focus_ = pick;
+  return true;
 }
 
 double LayoutChoiceTuner::focus_cost() const {

@@ -33,7 +33,8 @@ class LayoutChoiceTuner {
   void measure_best_again(MeasuringService &m, int top, int rounds, const std::atomic<bool> &stop,
                           const std::function<void()> &on_record);
 
-  // From now on rounds go to the variant in `layout` alone, and it is measured again
+  // From now on rounds go to the variant in `layout` alone (the faster of those that
+  // keep activations in it, as NCHW and NCHWgemm both do), and it is measured again
   // at the end even when another is faster: a network's layout plan needs that
   // layout's kernel to be good, not only the fastest one. False, and nothing
   // changes, when there is no such variant.

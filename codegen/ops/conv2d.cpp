@@ -1,9 +1,11 @@
 // conv2d: out[n][k][oh][ow] = sum_{c,r,s} pad(data)[n][c][oh*st + r*dil][ow*st + s*dil] * w[k][c][r][s]
 // (NCHW data, KCRS weights), or the same in NHWC data with RSCK weights, or in
-// channel-blocked data (NCHW<b>c, output likewise) with weights packed OIhw<b>i<b>o.
+// channel-blocked data (NCHW<b>c, output likewise) with weights packed OIhw<b>i<b>o,
+// or, for a 1x1 convolution, NCHW read as a matrix product (NCHWgemm).
 // Also the convolution shared with conv2d_bias_relu (declared in op_helpers.h).
 #include <functional>
 
+#include "codegen/layout_choice.h"
 #include "codegen/ops/op_helpers.h"
 
 namespace tlp {
@@ -15,27 +17,46 @@ std::vector<std::string> conv_layout_names() {
   return names;
 }
 
+std::vector<std::string> conv_kernel_layout_names() {
+  std::vector<std::string> names = conv_layout_names();
+  names.push_back(kGemmLayout);
+  return names;
+}
+
 ConvGeometry conv_geometry(const Workload &w) {
   ConvGeometry g;
   g.N = w.get_int("N"), g.C = w.get_int("C"), g.H = w.get_int("H"), g.W = w.get_int("W");
   g.K = w.get_int("K"), g.R = w.get_int("R"), g.S = w.get_int("S");
   g.stride = w.get_int("stride"), g.pad = w.get_int("pad"), g.dilation = w.get_int("dilation");
-  g.layout = parse_activation_layout(w.get_str("layout"));
+  const std::string layout = w.get_str("layout");
+  g.gemm = layout == kGemmLayout;
+  g.layout = parse_activation_layout(g.gemm ? "NCHW" : layout);
+  if (g.gemm && (g.R != 1 || g.S != 1 || g.stride != 1 || g.pad != 0))
+    throw WorkloadError(w.kind + ": layout " + layout + " is for 1x1 convolutions with stride 1 and pad 0 (this one has R=" +
+                        std::to_string(g.R) + ", S=" + std::to_string(g.S) + ", stride=" + std::to_string(g.stride) +
+                        ", pad=" + std::to_string(g.pad) + "); the other layouts fit: NCHW, NHWC, NCHW<b>c");
   check_channel_blocks(w.kind, g.layout, {{"C", g.C}, {"K", g.K}}, conv_layout_names());
   g.OH = window_out_size(w.kind, "H", g.H, g.pad, g.R, g.dilation, g.stride);
   g.OW = window_out_size(w.kind, "W", g.W, g.pad, g.S, g.dilation, g.stride);
   return g;
 }
 
-Shape conv_data_shape(const ConvGeometry &g) { return activation_shape(g.layout, g.N, g.C, g.H, g.W); }
+Shape conv_data_shape(const ConvGeometry &g) {
+  if (g.gemm) return {g.H * g.W, g.C, g.N};
+  return activation_shape(g.layout, g.N, g.C, g.H, g.W);
+}
 Shape conv_weight_shape(const ConvGeometry &g) {
+  if (g.gemm) return {g.C, g.K};  // KCRS with R = S = 1
   if (g.layout.blocked()) {
     const int64_t b = g.layout.block;
     return {b, b, g.S, g.R, g.C / b, g.K / b};
   }
   return g.nhwc() ? Shape{g.K, g.C, g.S, g.R} : Shape{g.S, g.R, g.C, g.K};
 }
-Shape conv_out_shape(const ConvGeometry &g) { return activation_shape(g.layout, g.N, g.K, g.OH, g.OW); }
+Shape conv_out_shape(const ConvGeometry &g) {
+  if (g.gemm) return {g.OH * g.OW, g.K, g.N};
+  return activation_shape(g.layout, g.N, g.K, g.OH, g.OW);
+}
 
 std::vector<PackedInput> conv_packed_inputs(const ConvGeometry &g) {
   if (!g.layout.blocked()) return {};
@@ -75,6 +96,16 @@ Halide::Func blocked_conv(const ConvGeometry &g, const Halide::ImageParam &weigh
 Halide::Func add_conv_stages(HalideAlgorithm &alg, const ConvGeometry &g) {
   using namespace Halide;
   const ImageParam data = alg.inputs[0], weight = alg.inputs[1];
+  if (g.gemm) {
+    // out[n][k][p] = sum_c data[n][c][p] * w[k][c]: a matmul per image, p innermost.
+    Var p("p"), k("k"), n("n");
+    RDom r = named_rdom({{"rc", g.C}});
+    Func conv = named_func("conv");
+    conv(p, k, n) = 0.0f;
+    conv(p, k, n) += data(p, r[0], n) * weight(r[0], k);
+    alg.stages.push_back({conv, conv_out_shape(g), {0, 1}});
+    return conv;
+  }
   const int x_dim = g.layout.kind == ActivationLayout::Kind::NCHW ? 0 : 1, y_dim = x_dim + 1;
 
   // Without padding the convolution reads the input directly (no copy stage).

@@ -27,7 +27,10 @@ class Conv2dBiasRelu : public ConvOperator {
     const int conv_index = int(alg.inputs.size() + alg.stages.size()) - 1;
     Var k("k"), ow("ow"), oh("oh"), n("n");
     Func out = named_func("out");
-    if (g_.layout.blocked()) {
+    if (g_.gemm) {
+      Var p("p");
+      out(p, k, n) = max(conv(p, k, n) + bias(k), 0.0f);
+    } else if (g_.layout.blocked()) {
       Var ki("ki"), ko("ko");
       out(ki, ow, oh, ko, n) = max(conv(ki, ow, oh, ko, n) + bias(ko * int(g_.layout.block) + ki), 0.0f);
     } else if (g_.nhwc())

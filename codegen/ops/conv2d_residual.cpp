@@ -33,7 +33,10 @@ class Conv2dResidual : public ConvOperator {
     Var k("k"), ow("ow"), oh("oh"), n("n");
     Func out = named_func("out");
     const auto epilogue = [&](Expr sum) { return relu_ ? max(sum, 0.0f) : sum; };
-    if (g_.layout.blocked()) {
+    if (g_.gemm) {
+      Var p("p");
+      out(p, k, n) = epilogue(conv(p, k, n) + bias(k) + residual(p, k, n));
+    } else if (g_.layout.blocked()) {
       Var ki("ki"), ko("ko");
       out(ki, ow, oh, ko, n) = epilogue(conv(ki, ow, oh, ko, n) + bias(ko * int(g_.layout.block) + ki) +
                                         residual(ki, ow, oh, ko, n));

@@ -94,12 +94,20 @@ inline Shape padded_shape(const ActivationLayout &layout, Shape shape, int64_t p
 struct ConvGeometry {
   int64_t N, C, H, W, K, R, S, stride, pad, dilation, OH, OW;
   ActivationLayout layout;  // of the data and the output
+  // layout=NCHWgemm: NCHW in memory, read as the matrix product it is (a 1x1
+  // convolution, stride 1, no padding): data C x (H*W), weights K x C, output
+  // K x (H*W) per image, so tiles and vectors span the whole image, not one row.
+  bool gemm = false;
   bool nhwc() const { return layout.kind == ActivationLayout::Kind::NHWC; }
 };
-// The layouts conv2d and conv2d_bias_relu offer, and those of depthwise_conv2d and
-// max_pool2d (defined in activation_layout.cpp).
+// The activation layouts the convolutions read and write (what layout_convert
+// converts between), and those of depthwise_conv2d and max_pool2d (defined in
+// activation_layout.cpp).
 std::vector<std::string> conv_layout_names();
 std::vector<std::string> window_layout_names();
+// conv2d's, conv2d_bias_relu's and conv2d_residual's layout parameter: the
+// activation layouts and the matrix-product form of NCHW (kGemmLayout).
+std::vector<std::string> conv_kernel_layout_names();
 ConvGeometry conv_geometry(const Workload &w);  // validates; throws WorkloadError
 Shape conv_data_shape(const ConvGeometry &g);
 // The weights as the kernel reads them: KCRS (NCHW), RSCK (NHWC), or packed

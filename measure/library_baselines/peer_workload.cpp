@@ -149,7 +149,8 @@ ConvShape conv_shape(const PeerWorkload &w) {
     c.N = w.get_int("N"), c.C = w.get_int("C"), c.H = w.get_int("H"), c.W = w.get_int("W");
     c.K = w.get_int("K"), c.R = w.get_int("R"), c.S = w.get_int("S");
     c.stride = w.get_int("stride"), c.pad = w.get_int("pad", 0), c.dilation = w.get_int("dilation");
-    const std::string &layout = w.get_str("layout");
+    // NCHWgemm is NCHW in memory (codegen/layout_choice.h); the peer is given NCHW.
+    const std::string layout = w.get_str("layout") == "NCHWgemm" ? "NCHW" : w.get_str("layout");
     if (layout != "NCHW" && layout != "NHWC")
       throw PeerWorkloadError("workload '" + w.key + "': layout must be NCHW or NHWC, not '" + layout + "'");
     c.nhwc = layout == "NHWC";

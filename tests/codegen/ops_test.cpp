@@ -87,6 +87,40 @@ TEST(Ops, EveryBlockedLayoutMatchesTheReference) {
   }
 }
 
+// NCHWgemm: the same NCHW memory, the convolution written as a matrix product.
+TEST(Ops, TheMatrixProductFormOfAOneByOneConvolutionMatchesTheReference) {
+  expect_matches_reference("conv2d:N=2,C=24,H=7,W=5,K=40,R=1,S=1,stride=1,pad=0,layout=NCHWgemm");
+  expect_matches_reference("conv2d_bias_relu:N=1,C=64,H=6,W=5,K=32,R=1,S=1,stride=1,pad=0,layout=NCHWgemm");
+  expect_matches_reference("conv2d_residual:N=2,C=32,H=7,W=7,K=64,R=1,S=1,stride=1,pad=0,relu=1,layout=NCHWgemm");
+  expect_matches_reference("conv2d_residual:N=1,C=16,H=4,W=9,K=8,R=1,S=1,stride=1,pad=0,relu=0,layout=NCHWgemm");
+}
+
+TEST(Ops, TheMatrixProductFormComputesWhatNchwComputesOnTheSameMemory) {
+  const std::string base = "conv2d_bias_relu:N=2,C=16,H=5,W=6,K=24,R=1,S=1,stride=1,pad=0";
+  auto plain = make_operator(base), gemm = make_operator(base + ",layout=NCHWgemm");
+  EXPECT_EQ(gemm->input_shapes()[0], (Shape{30, 16, 2}));
+  EXPECT_EQ(gemm->input_shapes()[1], (Shape{16, 24}));
+  EXPECT_EQ(gemm->output_shape(), (Shape{30, 24, 2}));
+  EXPECT_EQ(gemm->flops(), plain->flops());
+  const auto inputs = random_inputs(*plain);  // the same floats, read through either shape
+  expect_close(run_halide(*gemm, inputs), run_halide(*plain, inputs));
+}
+
+TEST(Ops, TheMatrixProductFormIsRefusedWhereTheConvolutionIsNotOneByOne) {
+  for (const char *spec : {"conv2d:R=3,S=3,pad=1,layout=NCHWgemm", "conv2d:R=1,S=1,pad=0,stride=2,layout=NCHWgemm",
+                           "conv2d:R=1,S=1,pad=1,layout=NCHWgemm"}) {
+    try {
+      make_operator(spec);
+      ADD_FAILURE() << spec << ": expected a WorkloadError";
+    } catch (const WorkloadError &e) {
+      EXPECT_NE(std::string(e.what()).find("is for 1x1 convolutions with stride 1 and pad 0"), std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_THROW(make_operator("depthwise_conv2d:layout=NCHWgemm"), WorkloadError);
+  EXPECT_THROW(make_operator("layout_convert:C=24,from=NCHW,to=NCHWgemm"), WorkloadError);
+}
+
 // A matrix's packed B: the kernel reads panels the operator's own packing wrote from
 // the user's K x N matrix, and matches the reference, which reads K x N.
 TEST(Ops, EveryPackedMatrixBMatchesTheReference) {

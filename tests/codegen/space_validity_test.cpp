@@ -38,6 +38,8 @@ const char *kOperators[] = {"matmul",
                             "avg_pool2d:count_pad=0",
                             "conv2d_residual:C=256,H=14,W=14,K=1024,R=1,S=1,pad=0,relu=1",
                             "conv2d_residual:C=64,K=64,layout=NCHW16c",
+                            "conv2d:C=64,H=56,W=56,K=256,R=1,S=1,pad=0,layout=NCHWgemm",
+                            "conv2d_bias_relu:C=1024,H=14,W=14,K=256,R=1,S=1,pad=0,layout=NCHWgemm",
                             "group_conv2d:C=128,H=28,W=28,K=128,groups=32"};
 
 class SpaceValidity : public ::testing::TestWithParam<const char *> {};

@@ -1,5 +1,6 @@
 // The variant scheduler: every variant is tried, then rounds go to the variants
-// that can still be the fastest, the least-tried first.
+// that can still be the fastest, the least-tried first, trials weighted by how far
+// a variant is behind the leader.
 #include "search/variant_scheduler.h"
 
 #include <gtest/gtest.h>
@@ -47,6 +48,47 @@ TEST(VariantScheduler, AmongContendersTheLeastTriedGoesNext) {
   EXPECT_EQ(s.next_variant(), 0);
 }
 
+// Plays `rounds` rounds of 8 trials, each variant's best fixed at bests[v].
+std::vector<int> play(VariantScheduler &s, const std::vector<double> &bests, int rounds) {
+  std::vector<int> order;
+  for (int i = 0; i < rounds; ++i) {
+    const int v = s.next_variant();
+    if (v < 0) break;
+    order.push_back(v);
+    s.report(v, bests[size_t(v)], 8);
+  }
+  return order;
+}
+
+TEST(VariantScheduler, AVariantHalfShareRatioBehindGetsAboutHalfTheLeadersTrials) {
+  VariantScheduler s(2, {1, 1.3, 3, 1.1});
+  play(s, {1.0, 1.1}, 60);
+  EXPECT_NEAR(double(s.trials(1)) / s.trials(0), 0.5, 0.05);
+}
+
+TEST(VariantScheduler, NearlyEqualVariantsShareTheBudgetAndTheLeaderGetsMore) {
+  VariantScheduler s(3);
+  play(s, {1.0, 1.02, 1.05}, 60);
+  EXPECT_GT(s.trials(0), s.trials(1));
+  EXPECT_GT(s.trials(1), s.trials(2));
+  EXPECT_GT(s.trials(2), 8 * 10);  // still a real share
+}
+
+TEST(VariantScheduler, AVariantALittleBehindAfterItsWarmUpGetsALateRound) {
+  VariantScheduler s(2, {1, 1.3, 3, 1.1});
+  const std::vector<int> order = play(s, {1.0, 1.25}, 16);
+  // Warm-up 0, 1; then the leader until 8 * n > 8 * 1.25^(ln 2 / ln 1.1) = 8 * 5.1.
+  const std::vector<int> expected{0, 1, 0, 0, 0, 0, 0, 1};
+  ASSERT_GE(order.size(), expected.size());
+  EXPECT_EQ(std::vector<int>(order.begin(), order.begin() + long(expected.size())), expected);
+}
+
+TEST(VariantScheduler, WithAnInfiniteHalfShareRatioContendersShareEvenly) {
+  VariantScheduler s(2, {1, 1.3, 3, kInf});
+  play(s, {1.0, 1.2}, 20);
+  EXPECT_EQ(s.trials(0), s.trials(1));
+}
+
 TEST(VariantScheduler, UsedUpAndNeverValidVariantsAreDone) {
   VariantScheduler s(2, {1, 1.2, 2});
   s.report(s.next_variant(), 1.0, 0);  // its space is used up
@@ -63,6 +105,7 @@ TEST(VariantScheduler, UsedUpAndNeverValidVariantsAreDone) {
 TEST(VariantScheduler, BadArgumentsAreRefused) {
   EXPECT_THROW(VariantScheduler(0), std::invalid_argument);
   EXPECT_THROW(VariantScheduler(2, {1, 0.5, 3}), std::invalid_argument);
+  EXPECT_THROW(VariantScheduler(2, {1, 1.3, 3, 1.0}), std::invalid_argument);
   VariantScheduler s(1);
   EXPECT_THROW(s.report(1, 1.0, 1), std::invalid_argument);
   EXPECT_THROW(s.report(0, 0.0, 1), std::invalid_argument);
