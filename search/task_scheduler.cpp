@@ -45,6 +45,26 @@ TaskScheduler::TaskScheduler(std::vector<double> weights, TaskSchedulerOptions o
   done_.assign(n, false);
 }
 
+void TaskScheduler::set_similar_tasks(std::vector<double> flops, std::vector<std::string> groups) {
+  if (flops.size() != weights_.size() || groups.size() != weights_.size())
+    throw std::invalid_argument("TaskScheduler::set_similar_tasks: " + std::to_string(flops.size()) + " FLOP counts and " +
+                                std::to_string(groups.size()) + " groups for " + std::to_string(weights_.size()) +
+                                " tasks");
+  for (size_t i = 0; i < flops.size(); ++i)
+    if (!(flops[i] > 0) || !std::isfinite(flops[i]))
+      throw std::invalid_argument("TaskScheduler::set_similar_tasks: FLOPs of task " + std::to_string(i) +
+                                  " must be finite and > 0, got " + num(flops[i]));
+  flops_ = std::move(flops);
+  groups_ = std::move(groups);
+}
+
+double TaskScheduler::group_throughput(int t) const {
+  double best = 0;
+  for (size_t u = 0; u < flops_.size(); ++u)
+    if (groups_[u] == groups_[size_t(t)] && std::isfinite(best_[u])) best = std::max(best, flops_[u] / best_[u]);
+  return best;
+}
+
 void TaskScheduler::check_task(int t, const char *what) const {
   if (t < 0 || t >= num_tasks())
     throw std::invalid_argument(std::string("TaskScheduler::") + what + ": task " + std::to_string(t) +
@@ -79,7 +99,13 @@ double TaskScheduler::gradient(int t) const {
     for (int k = r - w; k < r; ++k) window_trials += trials_history_[t][k];
     if (std::isfinite(old) && window_trials > 0) backward = (best_history_[t][r - 1] - old) / window_trials;
   }
-  const double forward = -best / std::max(trials_[t], 1);
+  double forward = -best / std::max(trials_[t], 1);
+  const double throughput = flops_.empty() ? 0 : group_throughput(t);
+  if (throughput > 0) {
+    const double rounds = std::max(r, 1), trials_per_round = std::max(trials_[t], 1) / rounds;
+    const double similar = opt_.beta * flops_[size_t(t)] / throughput;
+    forward = (std::min(best - best / rounds, similar) - best) / trials_per_round;
+  }
   return weights_[t] * (opt_.alpha * backward + (1 - opt_.alpha) * forward);
 }
 

@@ -27,11 +27,16 @@
 // - A task whose best is still +inf has gradient −inf. Such a task is picked before
 //   any task with a valid result (among several, the one with fewer rounds first).
 //
+// - With set_similar_tasks(): Ansor's similar-task bound. A task may get as fast, in
+//   FLOP/s, as the fastest task of its group within a factor beta, so
+//       forward_i = (min(best_i − best_i/rounds_i, β × flops_i / group throughput) − best_i)
+//                   / (trials_i / rounds_i)
+//   (without it, or while no task of the group has a valid result, the first term
+//   alone: the −best_i / trials_i above). A task far slower than its peers (a
+//   depthwise convolution that got few trials, next to one that got many) gets rounds
+//   even while its own curve is flat.
+//
 // How this differs from Ansor:
-// - Ansor's forward term is min(best − best/rounds, β × flops_i / best group
-//   throughput) − best. The second term compares the task with "similar" tasks (same
-//   tag) by FLOP/s and needs FLOP counts, so it is left out here. `beta` is kept in
-//   the options for when FLOPs are passed in, but it has no effect now.
 // - Ansor divides both terms by rounds; here they are divided by trials. With rounds
 //   of equal size the ranking is the same. With unequal rounds (say a task whose
 //   space is nearly used up measures fewer candidates), tasks are compared per unit of
@@ -57,13 +62,14 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace tlp {
 
 struct TaskSchedulerOptions {
   double alpha = 0.2;          // weight of the backward (observed) gradient, in [0, 1]
-  double beta = 2.0;           // Ansor's similar-task bound; unused (no FLOPs here), must be > 0
+  double beta = 2.0;           // Ansor's similar-task bound (with set_similar_tasks), > 0
   int backward_window = 3;     // rounds of a task looked back by the backward gradient, >= 1
   double eps_random = 0.05;    // probability of a random pick after the warm-up, in [0, 1]
   uint64_t seed = 1;           // for the random picks
@@ -75,6 +81,11 @@ class TaskScheduler {
   // One task per weight (each weight finite and > 0; at least one task). Throws
   // std::invalid_argument for bad weights or options.
   TaskScheduler(std::vector<double> weights, TaskSchedulerOptions o = {});
+
+  // Turns on the similar-task bound: each task's FLOPs per occurrence (> 0) and its
+  // group (tasks of one group compare their FLOP/s; e.g. the operator kind). Throws
+  // std::invalid_argument for sizes that differ from the tasks' or bad FLOPs.
+  void set_similar_tasks(std::vector<double> flops, std::vector<std::string> groups);
 
   // Which task gets the next round; -1 when every task is done.
   int next_task();
@@ -99,6 +110,8 @@ class TaskScheduler {
  private:
   void check_task(int t, const char *what) const;
   double uniform01();
+  // FLOP/s of the fastest task of t's group with a valid result; 0 if none (or no groups).
+  double group_throughput(int t) const;
 
   TaskSchedulerOptions opt_;
   std::vector<double> weights_;
@@ -108,6 +121,8 @@ class TaskScheduler {
   std::vector<std::vector<double>> best_history_;   // best after each round, per task
   std::vector<std::vector<int>> trials_history_;    // trials of each round, per task
   std::vector<bool> done_;
+  std::vector<double> flops_;        // empty: no similar-task bound
+  std::vector<std::string> groups_;
   int warmup_next_ = 0;  // the next task to hand out during the warm-up
   std::mt19937_64 rng_;
 };

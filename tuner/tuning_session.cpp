@@ -382,6 +382,14 @@ struct NetworkRounds {
   void run(int until, const std::function<double(size_t)> &cost) {
     if (spent >= until || stop) return;
     TaskScheduler scheduler(weights, TaskSchedulerOptions{});
+    // Tasks of one operator kind compare their FLOP/s (Ansor's similar-task bound).
+    std::vector<double> flops;
+    std::vector<std::string> kinds;
+    for (const auto &t : tasks) {
+      flops.push_back(t->variants().front()->op().flops());
+      kinds.push_back(t->variants().front()->op().workload().kind);
+    }
+    scheduler.set_similar_tasks(flops, kinds);
     for (size_t i = 0; i < tasks.size(); ++i)
       if (tasks[i]->trials_total() > 0) scheduler.report(int(i), cost(i), tasks[i]->trials_total());
     // Rounds small enough that every task gets at least two within the budget.

@@ -467,7 +467,7 @@ TEST(Workload, PadMayBeZeroButNotNegative) {
 }
 
 TEST(Workload, BadChoiceIsRejectedWithTheChoices) {
-  EXPECT_TRUE(Mentions(error_of("conv2d:layout=NCWH"), "layout must be one of NCHW, NHWC, NCHW8c, NCHW16c, NCHW32c, got 'NCWH'"));
+  EXPECT_TRUE(Mentions(error_of("conv2d:layout=NCWH"), "layout must be one of NCHW, NHWC, NCHW8c, NCHW16c, NCHW32c, NCHWgemm, got 'NCWH'"));
 }
 
 TEST(Workload, DuplicateParameterIsRejected) {

@@ -91,6 +91,35 @@ TEST(TaskScheduler, GradientMatchesTheHandComputedAnsorFormula) {
   EXPECT_DOUBLE_EQ(s.gradient(0), 2.0 * (0.2 * (-0.5 / 160) + 0.8 * (-0.5 / 224)));
 }
 
+TEST(TaskScheduler, TheSimilarTaskBoundMatchesTheHandComputedFormula) {
+  TaskScheduler s({1, 1}, no_random());
+  s.set_similar_tasks({1e9, 1e9}, {"conv", "conv"});
+  s.report(0, 0.01, 64);                        // 100 GFLOP/s: the group's throughput
+  for (int i = 0; i < 4; ++i) s.report(1, 0.05, 64);  // 20 GFLOP/s, flat (backward 0)
+  // min(0.05 − 0.05/4, 2 × 1e9 / 1e11) − 0.05 per round of 64 trials.
+  EXPECT_DOUBLE_EQ(s.gradient(1), 0.8 * ((0.02 - 0.05) / 64));
+  // The group's fastest task is within beta of itself: the first term alone.
+  EXPECT_DOUBLE_EQ(s.gradient(0), 0.8 * (-0.01 / 64));
+}
+
+TEST(TaskScheduler, ATaskFarSlowerThanItsGroupGetsMoreRoundsWithTheSimilarTaskBound) {
+  // Task 1 is small (a tenth of the FLOPs) and runs at a fifth of task 0's FLOP/s.
+  const std::vector<Curve> curves = {flat(0.01), flat(0.005)};
+  TaskScheduler plain({1, 1}, no_random()), similar({1, 1}, no_random()), apart({1, 1}, no_random());
+  similar.set_similar_tasks({1e9, 1e8}, {"conv", "conv"});
+  apart.set_similar_tasks({1e9, 1e8}, {"conv", "depthwise"});  // nothing to compare with
+  for (TaskScheduler *s : {&plain, &similar, &apart}) simulate(*s, curves, 40);
+  EXPECT_GT(similar.rounds_per_task()[1], plain.rounds_per_task()[1] + 10);
+  EXPECT_EQ(apart.rounds_per_task(), plain.rounds_per_task());
+}
+
+TEST(TaskScheduler, SimilarTasksNeedAFlopCountAndAGroupPerTask) {
+  TaskScheduler s({1, 1});
+  EXPECT_THROW(s.set_similar_tasks({1e9}, {"a", "a"}), std::invalid_argument);
+  EXPECT_THROW(s.set_similar_tasks({1e9, 1e9}, {"a"}), std::invalid_argument);
+  EXPECT_THROW(s.set_similar_tasks({1e9, 0}, {"a", "a"}), std::invalid_argument);
+}
+
 TEST(TaskScheduler, PrefersTheImprovingTaskWhenLatencyWeightAndTrialsAreEqual) {
   TaskScheduler s({1, 1}, no_random());
   s.report(s.next_task(), 1.0, kTrials);
