@@ -274,9 +274,11 @@ std::vector<std::string> network_layout_candidates(const std::vector<std::unique
     for (const auto &v : t->variants()) {
       const Workload w = v->op().workload();
       if (layout_is_weights_only(w.kind)) continue;
-      for (const auto &p : w.params)
-        if (p.first == "layout" && std::find(out.begin(), out.end(), activation_memory_layout(p.second)) == out.end())
-          out.push_back(activation_memory_layout(p.second));
+      for (const auto &p : w.params) {
+        if (p.first != "layout") continue;
+        const std::string memory = activation_memory_layout(p.second);
+        if (std::find(out.begin(), out.end(), memory) == out.end()) out.push_back(memory);
+      }
     }
   return out;
 }
@@ -299,9 +301,10 @@ void plan_network_layouts(const TuneOptions &o, const Halide::Target &target,
     } else {
       for (const auto &v : tasks[i]->variants()) {
         // Variants with the same memory layout (NCHW and NCHWgemm) serve it alike: the faster counts.
-        const auto [it, fresh] = t.latency.try_emplace(activation_memory_layout(v->op().workload().get_str("layout")),
-                                                       std::numeric_limits<double>::infinity());
-        if (v->summary().found) it->second = std::min(it->second, v->summary().best_cost);
+        double &latency = t.latency.try_emplace(activation_memory_layout(v->op().workload().get_str("layout")),
+                                                std::numeric_limits<double>::infinity())
+                              .first->second;
+        if (v->summary().found) latency = std::min(latency, v->summary().best_cost);
       }
       const bool first_with_layout =
           std::all_of(plan_tasks.begin(), plan_tasks.end(), [](const LayoutPlanTask &p) { return p.latency.empty(); });
