@@ -109,6 +109,60 @@ DagStage compute_stage(const HalideAlgorithm::Stage &s, const std::map<std::stri
   return st;
 }
 
+// Whether an index stays below a bound however far its variables run upward:
+// min(e, hi), or clamp(e, lo, hi) (a max over a min). A rounded-up tail only
+// runs loops past their end, never before their start.
+bool bounded_above(const Halide::Expr &index) {
+  using namespace Halide::Internal;
+  if (index.as<Min>()) return true;
+  const Max *m = index.as<Max>();
+  return m && (m->a.as<Min>() || m->b.as<Min>());
+}
+
+// Which pure variables of which stages may run past their extent (DagIter::
+// extendable): a variable is, when every read that uses it either clamps the
+// index or goes to a compute stage whose variable at that position is.
+class Extendability {
+ public:
+  Extendability(const HalideAlgorithm &alg, const std::map<std::string, int> &stage_of)
+      : alg_(alg), stage_of_(stage_of) {}
+
+  bool of(size_t stage, const std::string &var) {
+    const auto key = std::make_pair(stage, var);
+    if (const auto known = memo_.find(key); known != memo_.end()) return known->second;
+    memo_[key] = false;  // the stages form a DAG; this only guards against surprises
+    const Halide::Func &f = alg_.stages[stage].func;
+    CallCollector collector(f.name());
+    const Halide::Internal::Function fn = f.function();
+    for (const Halide::Expr &e : fn.definition().values()) e.accept(&collector);
+    for (int u = 0; u < f.num_update_definitions(); ++u)
+      for (const Halide::Expr &e : fn.update(u).values()) e.accept(&collector);
+    bool ok = true;
+    for (const Halide::Internal::Call *call : collector.calls)
+      for (size_t d = 0; ok && d < call->args.size(); ++d)
+        if (Halide::Internal::expr_uses_var(call->args[d], var) && !bounded_above(call->args[d]))
+          ok = reads_extendable(call, d);
+    return memo_[key] = ok;
+  }
+
+ private:
+  // An unclamped read at argument d of `call`: fine only into a compute stage
+  // whose own variable there may run past its extent.
+  bool reads_extendable(const Halide::Internal::Call *call, size_t d) {
+    if (call->call_type != Halide::Internal::Call::Halide) return false;
+    const auto producer = stage_of_.find(call->name);
+    const size_t first_stage = alg_.inputs.size();
+    if (producer == stage_of_.end() || size_t(producer->second) < first_stage) return false;
+    const size_t p = size_t(producer->second) - first_stage;
+    const std::vector<Halide::Var> args = alg_.stages[p].func.args();
+    return d < args.size() && of(p, args[d].name());
+  }
+
+  const HalideAlgorithm &alg_;
+  const std::map<std::string, int> &stage_of_;
+  std::map<std::pair<size_t, std::string>, bool> memo_;
+};
+
 }  // namespace
 
 ComputeDag make_compute_dag(const Operator &op) {
@@ -124,6 +178,10 @@ ComputeDag make_compute_dag(const Operator &op) {
   for (size_t i = 0; i < alg.stages.size(); ++i) stage_of[alg.stages[i].func.name()] = int(alg.inputs.size() + i);
   for (const auto &s : alg.stages) dag.stages.push_back(compute_stage(s, stage_of));
   dag.stages.back().is_output = true;
+  Extendability extendable(alg, stage_of);
+  for (size_t i = 0; i < alg.stages.size(); ++i)
+    for (DagIter &it : dag.stages[alg.inputs.size() + i].iters)
+      if (it.kind == IterKind::Spatial) it.extendable = extendable.of(i, it.name);
   return dag;
 }
 

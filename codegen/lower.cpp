@@ -25,6 +25,9 @@ struct HalideStage {
   bool guarded = false;             // an update split that does not divide its loop (a guarded tail)
   std::set<std::string> guarded_parts;  // an update's pure loops inside such a split's tail (see annotate)
   bool cache = false;               // a cache-read copy (its tails are guarded, see split)
+  // A cache-write accumulator's extents, given to Halide once all splits are in
+  // (see bound_local_tile): a rounded-up tail widens its loop's.
+  std::vector<std::pair<Halide::Var, int64_t>> tile_bounds;
 };
 
 std::string cxx_name(const std::string &name) {
@@ -106,6 +109,7 @@ class Lowering {
     }
     if (target_.has_gpu_feature())
       for (size_t s = 0; s < stages_.size(); ++s) gpu_initialization(int(s));
+    for (HalideStage &hs : stages_) apply_tile_bounds(hs);
     for (size_t s = 0; s < stages_.size(); ++s) explicit_unroll(int(s));
     for (size_t s = 0; s < stages_.size(); ++s) auto_unroll(int(s));
     specialize_shapes();
@@ -136,6 +140,7 @@ class Lowering {
     for (int f : factors) inner *= f;
     std::vector<VarOrRVar> parts;
     Halide::Stage stage = stage_of(hs);
+    const bool rounded = hs.update && before.can_round_up(step.stage, step.iter);
     for (size_t i = 0; i <= factors.size(); ++i) {
       const LoopIter &piece = after.iters[step.iter + i];
       if (i == factors.size()) {
@@ -145,24 +150,30 @@ class Lowering {
       VarOrRVar outer = make_loop(piece);
       VarOrRVar next = reduce ? VarOrRVar(Halide::RVar(piece.name + "_r")) : VarOrRVar(Halide::Var(piece.name + "_r"));
       if (i + 1 == factors.size()) next = make_loop(after.iters[step.iter + i + 1]);
-      // An update cannot recompute points (ShiftInwards) and must not read past its
-      // inputs (RoundUp), so its tails are guarded. A cache's region may be
-      // smaller than its split (a GPU block's threads loading a small chunk), where
-      // ShiftInwards would read before the input's start. Other pure stages keep
-      // Halide's choice.
-      const bool guard = hs.update || hs.cache;
-      const auto tail = guard ? Halide::TailStrategy::GuardWithIf : Halide::TailStrategy::Auto;
-      if (hs.update && before.stage(step.stage).iters[step.iter].extent % inner != 0) hs.guarded = true;
+      // An update cannot recompute points (ShiftInwards): its tails are rounded up
+      // where the loop state allows it (the first split of a loop whose extra
+      // points read nothing past an input, in a stage no one outside sees) and
+      // guarded otherwise. A cache's region may be smaller than its split (a GPU
+      // block's threads loading a small chunk), where ShiftInwards would read
+      // before the input's start. Other pure stages keep Halide's choice.
+      const bool round_up = rounded && i == 0;
+      if (round_up) round_up_tile_bound(hs, rest.name(), inner);
+      const bool guard = !round_up && (hs.update || hs.cache);
+      const auto tail = round_up ? Halide::TailStrategy::RoundUp
+                        : guard  ? Halide::TailStrategy::GuardWithIf
+                                 : Halide::TailStrategy::Auto;
+      if (guard && hs.update && before.stage(step.stage).iters[step.iter].extent % inner != 0) hs.guarded = true;
       stage.split(rest, outer, next, int(inner), tail);
       emit(stage_src(hs) + ".split(" + loop_src(rest) + ", " + loop_src(outer) + ", " + loop_src(next) + ", " +
-           std::to_string(inner) + (guard ? ", TailStrategy::GuardWithIf" : "") + ");");
+           std::to_string(inner) +
+           (round_up ? ", TailStrategy::RoundUp" : guard ? ", TailStrategy::GuardWithIf" : "") + ");");
       parts.push_back(outer);
       rest = next;
       inner /= factors[i];
     }
     hs.loops.erase(hs.loops.begin() + step.iter);
     hs.loops.insert(hs.loops.begin() + step.iter, parts.begin(), parts.end());
-    note_guarded_parts(step, before.stage(step.stage).iters[step.iter], factors);
+    if (!rounded) note_guarded_parts(step, before.stage(step.stage).iters[step.iter], factors);
   }
 
   // Records the inner parts of an update's pure split that leaves a guarded
@@ -273,10 +284,20 @@ class Lowering {
     const std::vector<Halide::Var> args = hs.func.args();  // innermost first
     const int n = st.num_spatial_iters();
     if (int(args.size()) != n) return;
-    for (int d = 0; d < n; ++d) {
-      const Halide::Var &v = args[size_t(n - 1 - d)];
-      hs.func.bound_extent(v, int(st.iters[d].extent));
-      emit(hs.src + ".bound_extent(" + cxx_name(v.name()) + ", " + std::to_string(st.iters[d].extent) + ");");
+    for (int d = 0; d < n; ++d) hs.tile_bounds.emplace_back(args[size_t(n - 1 - d)], st.iters[d].extent);
+  }
+
+  // A rounded-up split of a bounded accumulator's loop computes whole parts:
+  // its bound grows to the next multiple of the split.
+  static void round_up_tile_bound(HalideStage &hs, const std::string &loop, int64_t split) {
+    for (auto &[var, extent] : hs.tile_bounds)
+      if (var.name() == loop) extent = (extent + split - 1) / split * split;
+  }
+
+  void apply_tile_bounds(HalideStage &hs) {
+    for (const auto &[var, extent] : hs.tile_bounds) {
+      hs.func.bound_extent(var, int(extent));
+      emit(hs.src + ".bound_extent(" + cxx_name(var.name()) + ", " + std::to_string(extent) + ");");
     }
   }
 

@@ -17,6 +17,11 @@ struct DagIter {
   std::string name;
   int64_t extent = 1;
   IterKind kind = IterKind::Spatial;
+  // The stage may compute this (spatial) loop past its extent without reading
+  // past an input: every input read through it is clamped, directly or through
+  // the stages it reads. A split of it may then round its tail up instead of
+  // guarding it, where the stage is not the output (see LoopState::can_round_up).
+  bool extendable = false;
 };
 
 // How a stage indexes one producer, from the Halide algorithm: for each of the

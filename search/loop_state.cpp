@@ -364,6 +364,17 @@ void LoopState::insert_stage(int at, StageState st) {
   stages_.insert(stages_.begin() + at, std::move(st));
 }
 
+bool LoopState::can_round_up(int s, int iter) const {
+  const StageState &st = stage(s);
+  if (st.is_output || st.placeholder) return false;
+  if (st.origin != StageOrigin::Dag && st.origin != StageOrigin::CacheWriteLocal) return false;
+  const LoopIter &it = st.iters.at(size_t(iter));
+  if (it.kind != IterKind::Spatial || !is_whole_original(it)) return false;
+  for (const DagIter &d : dag_->stages.at(size_t(st.dag_stage)).iters)
+    if (d.name == it.name) return d.extendable;
+  return false;
+}
+
 void LoopState::apply_cache_write(const Step &step) {
   StageState &st = checked_stage(step, step.stage);
   if (st.placeholder || !st.has_reduction())

@@ -85,6 +85,12 @@ class LoopState {
   std::vector<int> attached_at(int s, int iter) const;
   // Inner factors an FSP step resolves to (from its source SP step).
   std::vector<int> fsp_factors(const Step &fsp) const;
+  // Whether a split of loop `iter` of stage `s` may round its tail up (compute
+  // the last part whole, past the loop's end) instead of guarding it: an
+  // untouched loop the DAG marks extendable, in a stage that is not the output
+  // (no one outside sees the extra points). Its reductions are never rounded:
+  // that would add terms.
+  bool can_round_up(int s, int iter) const;
 
   // A readable loop nest, for `show` and debugging.
   std::string to_text() const;

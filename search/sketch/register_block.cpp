@@ -9,11 +9,22 @@
 namespace tlp {
 namespace {
 
+// The block's factor of loop d, at most `cap`. Blocks divide the tile exactly
+// (a guarded tail inside a block costs more than it saves, and Halide 14
+// miscompiles some guarded update tails) unless the loop's tail may be rounded
+// up: then half the time any size (a 56-wide image has no divisor 3 or 6, the
+// widths that fill twelve accumulators with two or four vectors).
+int64_t block_factor(SketchContext &ctx, int s, int d, int64_t cap) {
+  const int64_t extent = ctx.stage(s).iters[d].extent;
+  cap = std::max<int64_t>(1, std::min(cap, extent));
+  if (ctx.state().can_round_up(s, d) && coin(0.5, ctx.rng())) return std::uniform_int_distribution<int64_t>(1, cap)(ctx.rng());
+  return divisor_factor(extent, cap, ctx.rng());
+}
+
 // The inner factors of each spatial loop: one for the outer loops, {middle,
-// vector} for the innermost. Register blocks divide the tile exactly: a guarded
-// tail inside a block costs more than it saves, and Halide 14 miscompiles some
-// guarded update tails.
-std::vector<std::vector<int>> block_factors(SketchContext &ctx, const StageState &st) {
+// vector} for the innermost.
+std::vector<std::vector<int>> block_factors(SketchContext &ctx, int s) {
+  const StageState &st = ctx.stage(s);
   const SpaceOptions &o = ctx.options();
   const int n = st.num_spatial_iters();
   // Most blocks are sized to fit the vector registers: a budget of accumulator
@@ -30,7 +41,7 @@ std::vector<std::vector<int>> block_factors(SketchContext &ctx, const StageState
   std::iota(others.begin(), others.end(), 0);
   std::shuffle(others.begin(), others.end(), ctx.rng());
   for (int d : others) {
-    const int64_t f = divisor_factor(st.iters[d].extent, fit ? budget : 16, ctx.rng());
+    const int64_t f = block_factor(ctx, s, d, fit ? budget : 16);
     factors[d] = {int(f)};
     if (fit) budget = std::max<int64_t>(1, budget / f);
   }
@@ -90,7 +101,7 @@ void annotate_block(SketchContext &ctx, int s, int middles) {
 void register_block(SketchContext &ctx, int s) {
   const int n = ctx.stage(s).num_spatial_iters();
   const int reductions = int(ctx.stage(s).iters.size()) - n;
-  const std::vector<std::vector<int>> factors = block_factors(ctx, ctx.stage(s));
+  const std::vector<std::vector<int>> factors = block_factors(ctx, s);
   split_spatial_loops(ctx, s, factors);
   split_loops_in_two(ctx, s, int(ctx.stage(s).iters.size()) - reductions);
   annotate_block(ctx, s, order_block(ctx, s, factors, reductions));

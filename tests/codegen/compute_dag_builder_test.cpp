@@ -65,5 +65,28 @@ TEST(ComputeDagBuilder, StridedConvolutionRecordsCoefficients) {
   EXPECT_EQ(rows, (Dim{{"oh", 2}, {"ry", 1}}));
 }
 
+std::vector<std::string> extendable_loops(const DagStage &st) {
+  std::vector<std::string> out;
+  for (const DagIter &it : st.iters)
+    if (it.extendable) out.push_back(it.name);
+  return out;
+}
+
+// The padding clamps its reads of the image, so the convolution may compute
+// rows and columns past the output's; its channels and batch index the weights
+// and the padded tensor unclamped.
+TEST(ComputeDagBuilder, APaddedConvolutionMayRunPastItsImageButNotItsChannels) {
+  const ComputeDag dag = make_compute_dag(*make_operator("conv2d:N=1,C=4,H=9,W=9,K=8,R=3,S=3,stride=1,pad=1"));
+  EXPECT_EQ(extendable_loops(stage_named(dag, "conv")), (std::vector<std::string>{"oh", "ow"})) << dag.to_text();
+  EXPECT_EQ(extendable_loops(stage_named(dag, "pad")), (std::vector<std::string>{"y", "x"}));
+}
+
+TEST(ComputeDagBuilder, StagesReadingTheirInputsUnclampedMayNotRunPastThem) {
+  const ComputeDag unpadded = make_compute_dag(*make_operator("conv2d:N=1,C=4,H=9,W=9,K=8,R=1,S=1,stride=1,pad=0"));
+  EXPECT_TRUE(extendable_loops(unpadded.stages[unpadded.output()]).empty()) << unpadded.to_text();
+  const ComputeDag matmul = make_compute_dag(*make_operator("matmul:M=64,N=48,K=32"));
+  EXPECT_TRUE(extendable_loops(matmul.stages[matmul.output()]).empty());
+}
+
 }  // namespace
 }  // namespace tlp

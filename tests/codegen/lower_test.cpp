@@ -135,6 +135,44 @@ TEST(Lower, AccumulatorBelowAFusedLoopIsNotBoundedToTheEstimate) {
                                    "CA(2,3,1)");
 }
 
+// A padded convolution computed row by row, its 10 columns blocked by 3 around a
+// vectorized channel block: the extra columns read only the clamped padding, so
+// the tail is rounded up (no guard), the block stays unrolled, and the two
+// columns past the row are computed and never read.
+const char *kConvRowsBlockedBy3 = "conv2d_bias_relu:N=1,C=16,H=10,W=10,K=16,R=3,S=3,stride=1,pad=1,layout=NCHW8c";
+const char *kRoundedUpBlock =
+    "CA(4,5,2); SP(4,3,10,[3]); SP(4,2,1,[1]); RE(4,[0,1,2,3,4,7,8,9,10,5,6]); AN(4,10,vectorize); AN(4,9,unroll)";
+
+TEST(Lower, ABlockThatDoesNotDivideAPaddedImageRoundsItsTailUpAndMatchesReference) {
+  const std::string source = halide_source(kConvRowsBlockedBy3, kRoundedUpBlock);
+  EXPECT_NE(source.find("split(ow, ow_0, ow_1, 3, TailStrategy::RoundUp)"), std::string::npos) << source;
+  EXPECT_NE(source.find(".unroll(ow_1);"), std::string::npos) << source;
+  EXPECT_EQ(source.find("left out"), std::string::npos) << source;
+  expect_schedule_correct(kConvRowsBlockedBy3, kRoundedUpBlock);
+}
+
+// A cache-write accumulator is bounded to its tile; rounding its 10 columns up
+// to blocks of 3 widens that bound to 12 rather than asking past it.
+TEST(Lower, ARoundedUpAccumulatorIsBoundedToItsWholeBlocks) {
+  const char *conv = "conv2d:N=1,C=8,H=10,W=10,K=8,R=3,S=3,stride=1,pad=1";
+  const char *schedule = "CHW(3,local); SP(4,2,10,[2]); CA(3,4,2); SP(3,3,10,[3])";
+  const std::string source = halide_source(conv, schedule);
+  EXPECT_NE(source.find("bound_extent(ow, 12)"), std::string::npos) << source;
+  expect_schedule_correct(conv, schedule);
+}
+
+TEST(Lower, ChannelsReadFromTheWeightsAndUnpaddedImagesKeepGuardedTails) {
+  // Output channels index the weights, which nothing clamps.
+  const std::string channels = halide_source(kConvRowsBlockedBy3, "CA(4,5,2); SP(4,4,8,[3])");
+  EXPECT_NE(channels.find("split(ki, ki_0, ki_1, 3, TailStrategy::GuardWithIf)"), std::string::npos) << channels;
+  // Without padding the convolution reads its input directly.
+  const char *unpadded = "conv2d_bias_relu:N=1,C=16,H=10,W=10,K=16,R=1,S=1,stride=1,pad=0,layout=NCHW8c";
+  const std::string columns = halide_source(unpadded, "CA(3,4,2); SP(3,3,10,[3])");
+  EXPECT_NE(columns.find("TailStrategy::GuardWithIf"), std::string::npos) << columns;
+  EXPECT_EQ(columns.find("RoundUp"), std::string::npos) << columns;
+  expect_schedule_correct(unpadded, "CA(3,4,2); SP(3,3,10,[3])");
+}
+
 // A mutant the evolutionary search produced: the accumulator's 120-wide tile is
 // split by 16 (a guarded tail), its row loop unrolled around the vectorized
 // columns. Halide 14 added the last row's tail twice; the lowering now keeps that

@@ -111,6 +111,23 @@ TEST(LoopStateSplit, NonDivisorRoundsTheOuterLoopUp) {
   EXPECT_EQ(extents(t.stage(2)), (std::vector<int64_t>{4, 3, 7, 48, 32}));
 }
 
+// dense (stage 3) computes its rows past their end only where the DAG says the
+// extra rows read nothing out of bounds, and never its reduction or the output.
+TEST(LoopStateSplit, OnlyAnUntouchedExtendableLoopOfAnInnerStageMayRoundItsTailUp) {
+  ComputeDag dag = dense_relu_dag();
+  dag.stages[3].iters[0].extendable = true;  // i
+  dag.stages[3].iters[2].extendable = true;  // k, a reduction: never rounded
+  dag.stages[4].iters[0].extendable = true;  // relu's i: the output
+  const LoopState fresh(dag);
+  EXPECT_TRUE(fresh.can_round_up(3, 0));
+  EXPECT_FALSE(fresh.can_round_up(3, 1));
+  EXPECT_FALSE(fresh.can_round_up(3, 2));
+  EXPECT_FALSE(fresh.can_round_up(4, 0));
+  const LoopState split = replay(dag, "SP(3,0,64,[5])");
+  EXPECT_FALSE(split.can_round_up(3, 0));
+  EXPECT_FALSE(split.can_round_up(3, 1));
+}
+
 TEST(LoopStateSplit, SplittingAReductionLoopKeepsItAReduction) {
   LoopState s = replay(matmul_dag(), "SP(2,2,32,[8])");
   EXPECT_EQ(names(s.stage(2)), (std::vector<std::string>{"i", "j", "k_0", "k_1"}));

@@ -171,6 +171,27 @@ TEST(FusedTilingRule, ComputesTheSingleConsumerReductionAtALoopOfItsConsumer) {
   }
 }
 
+// Whether some register block of dense's rows (loop 0) leaves a tail, over 60 seeds.
+bool some_row_block_leaves_a_tail(const ComputeDag &dag) {
+  bool tail = false;
+  for (uint64_t seed = 1; seed <= 60; ++seed) {
+    RuleRun run(dag, SpaceOptions{}, seed);
+    FusedTilingRule().apply(run.ctx);
+    const int dense = stage_named(run.ctx, "dense");
+    for (const Step &step : run.ctx.schedule().steps)
+      if (step.kind == StepKind::SP && step.stage == dense && step.iter == 0 && step.extent % step.factors[0] != 0)
+        tail = true;
+  }
+  return tail;
+}
+
+TEST(FusedTilingRule, RegisterBlocksLeaveTailsOnlyOnLoopsThatMayRoundUp) {
+  ComputeDag dag = testing::dense_relu_dag();
+  EXPECT_FALSE(some_row_block_leaves_a_tail(dag));
+  dag.stages[3].iters[0].extendable = true;
+  EXPECT_TRUE(some_row_block_leaves_a_tail(dag));
+}
+
 TEST(FusedTilingRule, LooksThroughInlinedStagesForTheConsumer) {
   SpaceOptions o;
   o.inline_probability = 1;
