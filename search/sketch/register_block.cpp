@@ -12,12 +12,12 @@ namespace {
 // The block's factor of loop d, at most `cap`. Blocks divide the tile exactly
 // (a guarded tail inside a block costs more than it saves, and Halide 14
 // miscompiles some guarded update tails) unless the loop's tail may be rounded
-// up: then half the time any size (a 56-wide image has no divisor 3 or 6, the
+// up: then sometimes any size (a 56-wide image has no divisor 3 or 6, the
 // widths that fill twelve accumulators with two or four vectors).
 int64_t block_factor(SketchContext &ctx, int s, int d, int64_t cap) {
   const int64_t extent = ctx.stage(s).iters[d].extent;
   cap = std::max<int64_t>(1, std::min(cap, extent));
-  if (ctx.state().can_round_up(s, d) && coin(0.5, ctx.rng())) return std::uniform_int_distribution<int64_t>(1, cap)(ctx.rng());
+  if (ctx.state().can_round_up(s, d) && coin(ctx.options().rounded_block_probability, ctx.rng())) return std::uniform_int_distribution<int64_t>(1, cap)(ctx.rng());
   return divisor_factor(extent, cap, ctx.rng());
 }
 

@@ -172,10 +172,12 @@ TEST(FusedTilingRule, ComputesTheSingleConsumerReductionAtALoopOfItsConsumer) {
 }
 
 // Whether some register block of dense's rows (loop 0) leaves a tail, over 60 seeds.
-bool some_row_block_leaves_a_tail(const ComputeDag &dag) {
+bool some_row_block_leaves_a_tail(const ComputeDag &dag, double rounded_block_probability) {
+  SpaceOptions o;
+  o.rounded_block_probability = rounded_block_probability;
   bool tail = false;
   for (uint64_t seed = 1; seed <= 60; ++seed) {
-    RuleRun run(dag, SpaceOptions{}, seed);
+    RuleRun run(dag, o, seed);
     FusedTilingRule().apply(run.ctx);
     const int dense = stage_named(run.ctx, "dense");
     for (const Step &step : run.ctx.schedule().steps)
@@ -187,9 +189,15 @@ bool some_row_block_leaves_a_tail(const ComputeDag &dag) {
 
 TEST(FusedTilingRule, RegisterBlocksLeaveTailsOnlyOnLoopsThatMayRoundUp) {
   ComputeDag dag = testing::dense_relu_dag();
-  EXPECT_FALSE(some_row_block_leaves_a_tail(dag));
+  EXPECT_FALSE(some_row_block_leaves_a_tail(dag, 1));
   dag.stages[3].iters[0].extendable = true;
-  EXPECT_TRUE(some_row_block_leaves_a_tail(dag));
+  EXPECT_TRUE(some_row_block_leaves_a_tail(dag, 1));
+}
+
+TEST(FusedTilingRule, RegisterBlocksDivideTheirLoopsWhenRoundedSizesAreNeverDrawn) {
+  ComputeDag dag = testing::dense_relu_dag();
+  dag.stages[3].iters[0].extendable = true;
+  EXPECT_FALSE(some_row_block_leaves_a_tail(dag, 0));
 }
 
 TEST(FusedTilingRule, LooksThroughInlinedStagesForTheConsumer) {
