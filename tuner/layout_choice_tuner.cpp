@@ -1,5 +1,6 @@
 #include "tuner/layout_choice_tuner.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "codegen/layout_choice.h"
@@ -37,7 +38,7 @@ void LayoutChoiceTuner::load_prior(const std::vector<MeasureRecord> &records, bo
 int LayoutChoiceTuner::round(MeasuringService &m, int n, const std::atomic<bool> &stop,
                              const std::function<void()> &on_record) {
   if (variants_.size() == 1) return variants_[0]->round(m, n, stop, on_record);
-  if (focus_ >= 0) return variants_[size_t(focus_)]->round(m, n, stop, on_record);
+  if (!focus_.empty()) return focused_round(m, n, stop, on_record);
   const int v = scheduler_.next_variant();
   if (v < 0) return 0;
   const int done = variants_[size_t(v)]->round(m, n, stop, on_record);
@@ -58,12 +59,13 @@ void LayoutChoiceTuner::measure_best_again(MeasuringService &m, int top, int rou
   const double best = best_cost();
   for (size_t i = 0; i < variants_.size(); ++i) {
     const TuneSummary &s = variants_[i]->summary();
-    if (!stop && s.found && (best_of(s) <= 1.1 * best || int(i) == focus_))
+    const bool focused = std::any_of(focus_.begin(), focus_.end(), [&](const FocusedVariant &f) { return f.variant == int(i); });
+    if (!stop && s.found && (best_of(s) <= 1.1 * best || focused))
       variants_[i]->measure_best_again(m, top, rounds, stop, on_record);
   }
 }
 
-bool LayoutChoiceTuner::focus(const std::string &layout) {
+int LayoutChoiceTuner::variant_in(const std::string &layout) const {
   // Among the variants that keep activations in `layout` (NCHW and NCHWgemm), the faster.
   int pick = -1;
   for (size_t i = 0; i < variants_.size(); ++i) {
@@ -71,13 +73,50 @@ bool LayoutChoiceTuner::focus(const std::string &layout) {
     if (!has_layout(w.kind) || activation_memory_layout(w.get_str("layout")) != layout) continue;
     if (pick < 0 || best_of(variants_[i]->summary()) < best_of(variants_[size_t(pick)]->summary())) pick = int(i);
   }
-  if (pick < 0) return false;
-  focus_ = pick;
+  return pick;
+}
+
+bool LayoutChoiceTuner::focus(const std::string &layout, const std::string &detour_layout, double detour_seconds) {
+  std::vector<FocusedVariant> picked;
+  if (const int v = variant_in(layout); v >= 0) picked.push_back({v, 0});
+  if (const int v = detour_layout.empty() ? -1 : variant_in(detour_layout);
+      v >= 0 && (picked.empty() || v != picked[0].variant))
+    picked.push_back({v, detour_seconds});
+  if (picked.empty()) return false;
+  focus_ = picked;
+  focus_scheduler_.reset();
+  if (focus_.size() > 1) {
+    focus_scheduler_.emplace(int(focus_.size()));
+    // What each has already had counts as its warm-up.
+    for (size_t f = 0; f < focus_.size(); ++f) {
+      const TuneSummary &s = variants_[size_t(focus_[f].variant)]->summary();
+      if (s.trials_total > 0) focus_scheduler_->report(int(f), best_of(s) + focus_[f].extra_seconds, s.trials_total);
+    }
+  }
   return true;
 }
 
+int LayoutChoiceTuner::focused_round(MeasuringService &m, int n, const std::atomic<bool> &stop,
+                                     const std::function<void()> &on_record) {
+  if (!focus_scheduler_) return variants_[size_t(focus_[0].variant)]->round(m, n, stop, on_record);
+  const int f = focus_scheduler_->next_variant();
+  if (f < 0) return 0;
+  TaskTuner &tuner = *variants_[size_t(focus_[size_t(f)].variant)];
+  const int done = tuner.round(m, n, stop, on_record);
+  focus_scheduler_->report(f, best_of(tuner.summary()) + focus_[size_t(f)].extra_seconds, done);
+  return done > 0 || stop || focus_scheduler_->next_variant() < 0 ? done : focused_round(m, n, stop, on_record);
+}
+
 double LayoutChoiceTuner::focus_cost() const {
-  return focus_ >= 0 ? best_of(variants_[size_t(focus_)]->summary()) : best_cost();
+  if (focus_.empty()) return best_cost();
+  double best = std::numeric_limits<double>::infinity();
+  for (const FocusedVariant &f : focus_)
+    best = std::min(best, best_of(variants_[size_t(f.variant)]->summary()) + f.extra_seconds);
+  return best;
+}
+
+const TaskTuner *LayoutChoiceTuner::focused() const {
+  return focus_.empty() ? nullptr : variants_[size_t(focus_[0].variant)].get();
 }
 
 void LayoutChoiceTuner::finish() {

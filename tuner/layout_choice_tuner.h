@@ -8,6 +8,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,15 +34,22 @@ class LayoutChoiceTuner {
   void measure_best_again(MeasuringService &m, int top, int rounds, const std::atomic<bool> &stop,
                           const std::function<void()> &on_record);
 
-  // From now on rounds go to the variant in `layout` alone (the faster of those that
-  // keep activations in it, as NCHW and NCHWgemm both do), and it is measured again
-  // at the end even when another is faster: a network's layout plan needs that
-  // layout's kernel to be good, not only the fastest one. False, and nothing
-  // changes, when there is no such variant.
-  bool focus(const std::string &layout);
-  // The focused variant's best (+inf while none is valid); best_cost() without a focus.
+  // From now on rounds go to the kernels a network's layout plan can use for this
+  // operator: its variant in `layout`, the network's (the faster of those that keep
+  // activations in it, as NCHW and NCHWgemm both do), and, where the plan detours
+  // through another layout, its variant in `detour_layout`, whose cost counts
+  // `detour_seconds` of conversions. The two share rounds as variants do
+  // (search/variant_scheduler.h), conversions counted: a network-layout kernel far
+  // behind the detour gets none, one close to it a fair share, so the detour's
+  // kernel keeps improving where the plan will run it. Both are measured again at
+  // the end even when another variant is faster. False, and nothing changes, when
+  // neither layout has a variant.
+  bool focus(const std::string &layout, const std::string &detour_layout = "", double detour_seconds = 0);
+  // The best of the focused kernels, conversions included (+inf while none is
+  // valid); best_cost() without a focus.
   double focus_cost() const;
-  const TaskTuner *focused() const { return focus_ >= 0 ? variants_[size_t(focus_)].get() : nullptr; }
+  // The focused kernel in the network's layout (else the detour's); nullptr without a focus.
+  const TaskTuner *focused() const;
 
   void finish();
 
@@ -58,11 +66,20 @@ class LayoutChoiceTuner {
   LayoutChoiceTuner(const std::vector<std::string> &specs, bool chooses, const Halide::Target &target,
                     const TuneOptions &options, uint64_t seed, CostModel *model);
   size_t leader() const;
+  int variant_in(const std::string &layout) const;  // -1: none
+  int focused_round(MeasuringService &m, int n, const std::atomic<bool> &stop, const std::function<void()> &on_record);
+
+  // A kernel the focus tunes, and the conversions its cost counts.
+  struct FocusedVariant {
+    int variant = 0;
+    double extra_seconds = 0;
+  };
 
   std::vector<std::unique_ptr<TaskTuner>> variants_;
   VariantScheduler scheduler_;
   bool chooses_ = false;
-  int focus_ = -1;
+  std::vector<FocusedVariant> focus_;  // empty: no focus
+  std::optional<VariantScheduler> focus_scheduler_;  // over focus_, with two of them
 };
 
 }  // namespace tlp

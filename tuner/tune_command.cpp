@@ -291,8 +291,9 @@ Command add_tune_command(CLI::App &app, const FleetRank &fleet) {
                   "With --network: fixed (each operator in the layout its spec names) or any (free every operator's "
                   "layout, then plan the network's: one layout the activations flow in, operators that are faster "
                   "elsewhere converting in and out, every conversion tuned and counted). The plan is drawn up after "
-                  "--plan-share of the trials, the rest tune each operator in the layout it runs in there, and the "
-                  "plan is drawn up again at the end")
+                  "--plan-share of the trials, the rest tune each operator's kernels in the network's layout and in its "
+                  "detour, if the plan takes one (shared by how close each is, conversions counted), and the plan is "
+                  "drawn up again at the end")
       ->capture_default_str()
       ->check(CLI::IsMember({"fixed", "any"}));
   sub->add_option("--plan-share", o->layout_plan_share,

@@ -255,10 +255,13 @@ nlohmann::json NetworkSummary::to_json() const {
       p["conversions"].push_back({{"workload", c.workload},
                                   {"trials", c.trials},
                                   {"cost_seconds", c.found ? nlohmann::json(c.cost) : nlohmann::json(nullptr)}});
-    if (first_plan_trials > 0)
+    if (first_plan_trials > 0) {
       p["first_plan"] = {{"after_trials", first_plan_trials},
                          {"network_layout", first_plan.network_layout},
-                         {"latency_seconds", first_plan.found ? nlohmann::json(first_plan.latency) : nlohmann::json(nullptr)}};
+                         {"latency_seconds", first_plan.found ? nlohmann::json(first_plan.latency) : nlohmann::json(nullptr)},
+                         {"task_layouts", nlohmann::json::array()}};
+      for (const LayoutPlanStep &st : first_plan.steps) p["first_plan"]["task_layouts"].push_back(st.layout);
+    }
     j["layout_plan"] = p;
   }
   return j;
@@ -458,17 +461,17 @@ NetworkSummary run_network_tuning(const TuneOptions &given, const std::string &n
     out.first_plan_trials = rounds.spent;
     if (o.progress) {
       fprintf(stderr, "first layout plan after %d trials: activations in %s, %s; the other %d trials go to each "
-                      "task's kernel in the plan's layout\n",
+                      "task's kernels in that layout and in its detour\n",
               rounds.spent, out.plan.network_layout.c_str(), plan_latency_text(out.plan).c_str(), o.trials - rounds.spent);
     }
     std::vector<double> plan_cost(tasks.size(), std::numeric_limits<double>::infinity());
     for (size_t i = 0; i < tasks.size(); ++i) {
       const LayoutPlanStep &step = out.plan.steps.at(i);
-      if (!tasks[i]->focus(out.plan.network_layout)) tasks[i]->focus(step.layout);
+      tasks[i]->focus(out.plan.network_layout, step.layout, step.conversions);
       if (out.plan.found) plan_cost[i] = step.kernel + step.conversions;
     }
-    // A task's part of the plan: its kernel in the network's layout, or the plan's
-    // detour until that kernel beats it.
+    // A task's part of the plan: the better of its kernel in the network's layout and
+    // its detour, conversions counted (the first plan's figure until one beats it).
     rounds.run(o.trials, [&](size_t i) { return std::min(tasks[i]->focus_cost(), plan_cost[i]); });
   }
   if (!stop && measures_best_again(o)) {

@@ -60,8 +60,10 @@ struct TuneOptions {
   // frees the layout of every operator that has one and plans the network's layouts
   // (search/layout_plan.h), tuning each conversion the plan prices with
   // conversion_trials trials (beyond `trials`). The plan is first drawn up after
-  // layout_plan_share of the trials; the rest go to each task's kernel in the
-  // layout that plan runs it in, and the plan is drawn up again at the end.
+  // layout_plan_share of the trials; the rest go to each task's kernels in the
+  // network's layout and in the plan's detour, if it takes one, shared by how close
+  // each is with conversions counted (LayoutChoiceTuner::focus), and the plan is
+  // drawn up again at the end.
   std::string network_layouts = "fixed";
   int conversion_trials = 8;
   double layout_plan_share = 0.5;
