@@ -86,7 +86,9 @@ bool LayoutChoiceTuner::focus(const std::string &layout, const std::string &deto
   focus_ = picked;
   focus_scheduler_.reset();
   if (focus_.size() > 1) {
-    focus_scheduler_.emplace(int(focus_.size()));
+    VariantSchedulerOptions shares;
+    shares.contender_ratio = std::numeric_limits<double>::infinity();  // shares by closeness alone
+    focus_scheduler_.emplace(int(focus_.size()), shares);
     // What each has already had counts as its warm-up.
     for (size_t f = 0; f < focus_.size(); ++f) {
       const TuneSummary &s = variants_[size_t(focus_[f].variant)]->summary();

@@ -68,13 +68,13 @@ int trials_in(const LayoutChoiceTuner &t, const std::string &layout) {
 
 // Every variant's warm-up round, then focused rounds; returns the tuner's state.
 struct FocusRun {
-  FocusRun(std::map<std::string, double> seconds, const std::string &detour, double conversions)
+  FocusRun(std::map<std::string, double> seconds, const std::string &detour, double conversions, int rounds = 6)
       : o(random_search()), measurer(std::move(seconds), o), tuner(kOp, Halide::Target(kTarget), o, 1, nullptr) {
     for (size_t i = 0; i < tuner.variants().size(); ++i) tuner.round(measurer, 4, stop, [] {});
     EXPECT_TRUE(tuner.focus("NHWC", detour, conversions));
     nhwc_before = trials_in(tuner, "NHWC");
     blocked_before = trials_in(tuner, "NCHW8c");
-    for (int r = 0; r < 6; ++r) tuner.round(measurer, 4, stop, [] {});
+    for (int r = 0; r < rounds; ++r) tuner.round(measurer, 4, stop, [] {});
   }
   TuneOptions o;
   LayoutTimedMeasurer measurer;
@@ -94,6 +94,13 @@ TEST(LayoutChoiceTunerFocus, ANetworkLayoutKernelFarBehindItsDetourLeavesTheRoun
   EXPECT_EQ(trials_in(run.tuner, "NCHW8c"), run.blocked_before + 24);
   EXPECT_DOUBLE_EQ(run.tuner.focus_cost(), 1.1e-3) << "the detour, its conversions counted";
   EXPECT_EQ(trials_in(run.tuner, "NCHW16c"), 4) << "other variants keep their warm-up only";
+}
+
+// 1.36x behind: its 4 trials weigh as ~38 of the detour's, so round 10 is its.
+TEST(LayoutChoiceTunerFocus, ANetworkLayoutKernelFarBehindItsDetourStillGetsARoundNowAndThen) {
+  FocusRun run(seconds_with_nhwc(1.5e-3), "NCHW8c", 1e-4, 12);
+  EXPECT_EQ(trials_in(run.tuner, "NHWC"), run.nhwc_before + 4);
+  EXPECT_EQ(trials_in(run.tuner, "NCHW8c"), run.blocked_before + 44);
 }
 
 TEST(LayoutChoiceTunerFocus, ANetworkLayoutKernelCloseToItsDetourSharesTheRounds) {
