@@ -46,4 +46,10 @@ constexpr double kMinCpuWaitWindow = 0.1;
 // work), which should not make a user stop anything.
 constexpr double kBusyCpuWait = 0.25;
 
+// Whether a run warns that the machine is busy, once `busy` of the `timed` kernels
+// that got a reading were timed on a busy machine: one is not enough (a run's
+// first kernel is often timed while its own start-up still competes for the
+// CPUs), a quarter of them, and at least two, is.
+inline bool busy_enough_to_warn(int busy, int timed) { return busy >= 2 && 4 * busy >= timed; }
+
 }  // namespace tlp

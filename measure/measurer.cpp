@@ -150,7 +150,7 @@ MeasureRecord Measurer::run_and_log(const std::string &workload_key, const Sched
     rec.median_cost = run.median;
     rec.run_seconds = run.seconds_taken;
     rec.cpu_wait = run.cpu_wait;
-    if (rec.timed_on_busy_machine()) warn_busy(*rec.cpu_wait);
+    if (rec.cpu_wait) note_cpu_wait(*rec.cpu_wait);
   }
   rec.timestamp = unix_seconds();
   if (log_) {
@@ -160,16 +160,18 @@ MeasureRecord Measurer::run_and_log(const std::string &workload_key, const Sched
   return rec;
 }
 
-void Measurer::warn_busy(double cpu_wait) {
+void Measurer::note_cpu_wait(double cpu_wait) {
+  ++timed_with_reading_;
+  if (cpu_wait >= kBusyCpuWait) ++timed_busy_;
   // Once per run: the user can act on it (stop the other work), and the records say the rest.
-  if (warned_busy_) return;
+  if (warned_busy_ || !busy_enough_to_warn(timed_busy_, timed_with_reading_)) return;
   warned_busy_ = true;
   fprintf(stderr,
-          "warning: the CPUs were busy while a kernel was timed (tasks waited for a CPU %.0f%% of the time): "
-          "kernels timed on a busy machine run slower than they would alone, and their records say so in "
-          "\"cpu_wait\". Stop other work on this machine while measuring; 'tlptune show LOG' counts such "
-          "records and 'tlptune measure --from-log LOG --log NEW' measures them again.\n",
-          cpu_wait * 100);
+          "warning: the CPUs were busy while kernels were timed (%d of the %d timed so far; in the last, tasks "
+          "waited for a CPU %.0f%% of the time): kernels timed on a busy machine run slower than they would alone, "
+          "and their records say so in \"cpu_wait\". Stop other work on this machine while measuring; 'tlptune "
+          "show LOG' counts such records and 'tlptune measure --from-log LOG --log NEW' measures them again.\n",
+          timed_busy_, timed_with_reading_, cpu_wait * 100);
 }
 
 void Measurer::measure_side_by_side(const std::vector<const Operator *> &ops, const std::vector<Schedule> &schedules,

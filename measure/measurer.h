@@ -89,8 +89,9 @@ class Measurer : public MeasuringService {
   // failed or only building), logs the record and returns it.
   MeasureRecord run_and_log(const std::string &workload_key, const Schedule &schedule, const BuildResult &built,
                             size_t thread_index, const std::string &data_dir);
-  // The first record timed on a busy machine warns on stderr.
-  void warn_busy(double cpu_wait);
+  // Counts a record's cpu_wait reading; warns on stderr, once, when enough were busy
+  // (busy_enough_to_warn).
+  void note_cpu_wait(double cpu_wait);
 
   MeasurerOptions o_;
   std::vector<std::string> platforms_;
@@ -103,6 +104,7 @@ class Measurer : public MeasuringService {
   int batches_ = 0;
   int logged_ = 0;
   bool warned_busy_ = false;
+  int timed_with_reading_ = 0, timed_busy_ = 0;  // this run's kernels
 };
 
 }  // namespace tlp

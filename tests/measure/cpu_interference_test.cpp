@@ -36,6 +36,15 @@ void stop(const std::vector<pid_t> &pids) {
   for (pid_t p : pids) waitpid(p, nullptr, 0);
 }
 
+TEST(CpuInterference, ARunWarnsOfABusyMachineOnlyOnceAQuarterOfItsKernelsAndTwoAtLeastWereBusy) {
+  EXPECT_FALSE(busy_enough_to_warn(0, 0));
+  EXPECT_FALSE(busy_enough_to_warn(1, 1)) << "a run's first kernel alone says little";
+  EXPECT_TRUE(busy_enough_to_warn(2, 2));
+  EXPECT_TRUE(busy_enough_to_warn(2, 8));
+  EXPECT_FALSE(busy_enough_to_warn(2, 9));
+  EXPECT_FALSE(busy_enough_to_warn(30, 1000)) << "the system's own background work now and then";
+}
+
 TEST(CpuInterference, MoreSpinningProcessesThanCpusReadAsABusyMachine) {
   if (!cpu_snapshot()) GTEST_SKIP() << "no /proc/pressure/cpu here";
   const std::vector<pid_t> spinners = spin(std::thread::hardware_concurrency() + 1);
