@@ -1,5 +1,5 @@
 // TLP's training losses on plain vectors, for tests and tools. Training itself
-// uses the same LibTorch implementation on tensors (tlp_torch_internal.h).
+// uses the same LibTorch implementation on tensors (costmodel/torch/).
 //
 // LambdaRank, over one task's records (one group), labels in [0, 1] (normalized
 // throughput, 1 = the task's fastest):

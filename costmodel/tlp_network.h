@@ -22,7 +22,8 @@
 // score of a schedule does not depend on seq_len beyond its own steps, and an
 // empty schedule scores 0.
 //
-// This header is plain C++: LibTorch lives in the .cpp files only.
+// This header is plain C++. The network's LibTorch side is a module loaded when
+// the first network is made (costmodel/torch_module.h).
 #pragma once
 
 #include <cstddef>
@@ -105,7 +106,7 @@ class TlpNetwork {
   // shared weights and that head's decoder. Throws std::out_of_range.
   TlpNetwork single_head(int head) const;
 
-  // For costmodel's own .cpp files (training): the LibTorch module lives here.
+  // For costmodel's own .cpp files: what the network is made of (tlp_network_impl.h).
   struct Impl;
   Impl &impl() { return *impl_; }
   const Impl &impl() const { return *impl_; }

@@ -20,7 +20,7 @@ std::string helper_executable(const std::string &name) {
   const std::string dir = path.substr(0, path.rfind('/') + 1);
   throw std::runtime_error("tlptune's helper program " + name + " is missing from " + dir +
                            ": tlptune, tlptune-build-worker and tlptune-runner work together and must stay in one "
-                           "folder; run tlptune from the build's bin/ folder, or copy all three together");
+                           "folder; run tlptune from the build's bin/ folder, or install it (cmake --install)");
 }
 
 }  // namespace tlp

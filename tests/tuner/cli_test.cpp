@@ -101,7 +101,7 @@ TEST(Cli, ATlptuneCopiedAwayFromItsHelpersSaysWhichIsMissing) {
   fs::copy_file(TLPTUNE_PATH, lone);
   fs::permissions(lone, fs::perms::owner_all);
   const CliRun r = tlp::testing::run_program(
-      lone, "tune --op matmul:M=8,N=8,K=8 --trials 1 --no-progress --log " + quote(d / "l.jsonl"));
+      lone, "tune --op matmul:M=8,N=8,K=8 --policy random --trials 1 --no-progress --log " + quote(d / "l.jsonl"));
   EXPECT_EQ(r.code, 1) << "1 is an error exit; 134 would be an abort: " << r.output;
   EXPECT_NE(r.output.find("tlptune-build-worker is missing from " + d.path()), std::string::npos) << r.output;
 }

@@ -1,6 +1,6 @@
-// PRIVATE to costmodel's .cpp files: the LibTorch side of the TLP network and
-// losses. Including this pulls in LibTorch; never include it from a public header
-// or from another module.
+// PRIVATE to costmodel/torch/, the LibTorch module: the TLP network, its losses
+// and training on tensors. Only files under costmodel/torch/ include LibTorch;
+// they are built into libtlptune-torch.so, never into a program.
 #pragma once
 
 #include <torch/nn.h>
@@ -11,8 +11,11 @@
 #include <utility>
 #include <vector>
 
+#include "costmodel/lambda_rank.h"
 #include "costmodel/tlp_fast_forward.h"
 #include "costmodel/tlp_network.h"
+#include "costmodel/tlp_network_impl.h"
+#include "costmodel/tlp_trainer.h"
 
 namespace tlp::detail {
 
@@ -82,15 +85,49 @@ torch::Tensor mse_loss(const torch::Tensor &scores, const torch::Tensor &labels,
 
 }  // namespace tlp::detail
 
-namespace tlp {
+namespace tlp::torch_side {
 
-struct TlpNetwork::Impl {
-  TlpNetworkConfig config;
-  detail::TlpNetModule module{nullptr};
-  std::unique_ptr<detail::FastNet> fast;  // built from the module's weights on demand
+// A TlpNetwork on LibTorch: the module and, built from its weights on demand,
+// the copy our own forward pass reads.
+class TorchNetwork final : public TlpNetwork::Impl {
+ public:
+  explicit TorchNetwork(const TlpNetworkConfig &config);
+
+  const TlpNetworkConfig &config() const override;
+  size_t num_parameters() const override;
+  const detail::FastNet &fast_net() override;
+  std::vector<float> predict_torch(const float *features, size_t n, const InferenceOptions &options) override;
+  std::string save_weights() const override;
+  void load_weights(const std::string &bytes) override;
+  std::unique_ptr<TlpNetwork::Impl> clone() const override;
+  std::vector<float> parameter(const std::string &name) const override;
+  std::unique_ptr<TlpNetwork::Impl> single_head(int head) const override;
 
   // Call after changing the module's weights (training, loading).
-  void weights_changed() { fast.reset(); }
+  void weights_changed() { fast_.reset(); }
+
+  detail::TlpNetModule module;
+
+ private:
+  TlpNetworkConfig config_;
+  std::unique_ptr<detail::FastNet> fast_;
 };
 
-}  // namespace tlp
+// The network a TlpNetwork made by this module holds.
+inline TorchNetwork &torch_network(TlpNetwork &net) { return static_cast<TorchNetwork &>(net.impl()); }
+
+// What the module's table points to (torch_module.h), each the implementation
+// of the public function of the same name.
+std::unique_ptr<TlpNetwork::Impl> new_network(const TlpNetworkConfig &config, uint64_t seed);
+TrainResult train_tlp(TlpNetwork &net, const std::vector<TlpTask> &train, const std::vector<TlpTask> &val,
+                      const TrainOptions &options);
+TrainResult train_mtl(TlpNetwork &net, const std::vector<MtlTask> &train, const std::vector<MtlTask> &val_all,
+                      const std::vector<TlpTask> &val, int val_head, const TrainOptions &options);
+double evaluate_loss(TlpNetwork &net, const std::vector<TlpTask> &tasks, TlpLoss loss, int batch);
+LossAndGradient lambda_rank_loss_and_gradient(const std::vector<double> &scores, const std::vector<double> &labels,
+                                              double sigma);
+LossAndGradient mse_loss_and_gradient(const std::vector<double> &scores, const std::vector<double> &labels);
+LossAndGradient multi_head_rank_loss_and_gradient(const std::vector<double> &scores, const std::vector<double> &labels,
+                                                  const std::vector<bool> &labeled, int heads);
+
+}  // namespace tlp::torch_side
