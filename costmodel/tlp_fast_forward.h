@@ -1,6 +1,6 @@
 // PRIVATE to costmodel/: our own forward pass of the TLP network, in plain C++
 // with OpenBLAS's sgemm for the matrix products. It reads a copy of the LibTorch
-// module's weights (built in tlp_network.cpp) and
+// module's weights (built in costmodel/torch/torch_network.cpp) and
 //   - computes only the real steps of each schedule (rows up to its last non-zero
 //     row), packed one after another, so padding costs nothing;
 //   - computes what depends on a row alone (the per-step MLP, then the attention's
