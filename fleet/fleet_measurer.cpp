@@ -103,23 +103,9 @@ Greeting greet(const FleetRank &f, const MeasurerOptions &o, double timeout) {
   return g;
 }
 
-}  // namespace
-
-FleetMeasurer::FleetMeasurer(const FleetRank &f, std::shared_ptr<fleet::Session> session, std::string platform,
-                             std::vector<int> ranks, const MeasurerOptions &o)
-    : fleet_(f),
-      session_(std::move(session)),
-      platforms_{std::move(platform)},
-      serving_(std::move(ranks)),
-      build_timeout_(o.settings.build_timeout),
-      run_timeout_(o.settings.run_timeout),
-      log_(o.log_path) {
-  fprintf(stderr, "fleet: %zu of %d ranks measure %s\n", serving_.size(), f.size - 1, platforms_[0].c_str());
-}
-
-FleetMeasurer::FleetMeasurer(const FleetRank &f, const MeasurerOptions &o, double hello_timeout)
-    : fleet_(f), log_(o.log_path) {
-  Greeting g = greet(f, o, hello_timeout);
+// The ranks of the platform this run tunes for, from those that answered; says
+// which other ranks stay idle.
+FleetMeasurer::Assignment own_platform_ranks(const Greeting &g, const MeasurerOptions &o) {
   std::string wanted = own_platform(o);
   if (wanted.empty() && g.ranks_of.size() == 1) wanted = g.ranks_of.begin()->first;  // rank 0 cannot tell: the fleet's
   const auto it = g.ranks_of.find(wanted);
@@ -133,13 +119,26 @@ FleetMeasurer::FleetMeasurer(const FleetRank &f, const MeasurerOptions &o, doubl
   for (const auto &[p, ranks] : g.ranks_of)
     if (p != wanted)
       for (int r : ranks) fprintf(stderr, "fleet: rank %d measures %s, not this run's platform: idle\n", r, p.c_str());
-  session_ = g.session;
-  platforms_ = {wanted};
-  serving_ = it->second;
-  build_timeout_ = o.settings.build_timeout;
-  run_timeout_ = o.settings.run_timeout;
-  fprintf(stderr, "fleet: %zu of %d ranks measure %s\n", serving_.size(), f.size - 1, wanted.c_str());
+  return {g.session, wanted, it->second};
 }
+
+}  // namespace
+
+FleetMeasurer::FleetMeasurer(const FleetRank &f, Assignment a, const MeasurerOptions &o)
+    : fleet_(f),
+      session_(std::move(a.session)),
+      platforms_{std::move(a.platform)},
+      serving_(std::move(a.ranks)),
+      build_timeout_(o.settings.build_timeout),
+      run_timeout_(o.settings.run_timeout),
+      log_(o.log_path) {
+  fprintf(stderr, "fleet: %zu of %d ranks measure %s\n", serving_.size(), f.size - 1, platforms_[0].c_str());
+}
+
+// The log opens only once the fleet has ranks for the run: a refused run leaves
+// no file behind.
+FleetMeasurer::FleetMeasurer(const FleetRank &f, const MeasurerOptions &o, double hello_timeout)
+    : FleetMeasurer(f, own_platform_ranks(greet(f, o, hello_timeout), o), o) {}
 
 std::vector<std::unique_ptr<FleetMeasurer>> FleetMeasurer::per_platform(const FleetRank &f, const MeasurerOptions &o,
                                                                         double hello_timeout) {
@@ -147,7 +146,7 @@ std::vector<std::unique_ptr<FleetMeasurer>> FleetMeasurer::per_platform(const Fl
   const std::string mine = own_platform(o);
   std::vector<std::unique_ptr<FleetMeasurer>> out;
   auto add = [&](const std::string &platform, const std::vector<int> &ranks) {
-    out.push_back(std::unique_ptr<FleetMeasurer>(new FleetMeasurer(f, g.session, platform, ranks, o)));
+    out.push_back(std::unique_ptr<FleetMeasurer>(new FleetMeasurer(f, {g.session, platform, ranks}, o)));
   };
   if (g.ranks_of.count(mine)) add(mine, g.ranks_of.at(mine));
   for (const auto &[p, ranks] : g.ranks_of)

@@ -25,6 +25,13 @@ struct Session;
 
 class FleetMeasurer : public MeasuringService {
  public:
+  // A greeting's outcome for one platform: the session and the ranks measuring it.
+  struct Assignment {
+    std::shared_ptr<fleet::Session> session;
+    std::string platform;
+    std::vector<int> ranks;
+  };
+
   // Greets every rank with the target, thread count and settings of `o` and keeps
   // those that measure the platform this machine would (the others stay idle).
   // Throws std::runtime_error, one line, when no rank does, when a rank runs
@@ -57,8 +64,7 @@ class FleetMeasurer : public MeasuringService {
   const std::vector<int> &serving_ranks() const { return serving_; }
 
  private:
-  FleetMeasurer(const FleetRank &f, std::shared_ptr<fleet::Session> session, std::string platform,
-                std::vector<int> ranks, const MeasurerOptions &o);
+  FleetMeasurer(const FleetRank &f, Assignment a, const MeasurerOptions &o);
   void lose(int rank, const std::string &why);
   bool lost(int rank) const { return fleet_.lost_ranks->count(rank) > 0; }
   void throw_if_all_lost(size_t logged_this_call) const;
