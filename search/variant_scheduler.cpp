@@ -18,6 +18,12 @@ VariantScheduler::VariantScheduler(int variants, VariantSchedulerOptions o)
                                 "contender_ratio >= 1, half_share_ratio > 1");
 }
 
+bool VariantScheduler::warming_up() const {
+  for (size_t v = 0; v < best_.size(); ++v)
+    if (!done_[v] && rounds_[v] < opt_.warmup_rounds) return true;
+  return false;
+}
+
 int VariantScheduler::best_variant() const {
   int best = -1;
   for (size_t v = 0; v < best_.size(); ++v)

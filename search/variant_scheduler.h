@@ -46,6 +46,7 @@ class VariantScheduler {
   int trials(int v) const { return trials_.at(v); }
   bool done(int v) const { return done_.at(v); }
   bool contender(int v) const;  // within contender_ratio of the best, or without a valid result yet
+  bool warming_up() const;      // some live variant has had fewer than warmup_rounds rounds
   // What next_variant() compares: trials, weighted by how far v is behind the leader.
   double weighted_trials(int v) const;
 

@@ -146,6 +146,22 @@ TuneSummary LayoutChoiceTuner::summary() const {
   return out;
 }
 
+bool LayoutChoiceTuner::warming_up() const {
+  return variants_.size() > 1 && focus_.empty() && scheduler_.warming_up();
+}
+
+std::map<std::string, double> LayoutChoiceTuner::latency_by_layout() const {
+  std::map<std::string, double> out;
+  for (const auto &v : variants_) {
+    const TuneSummary &s = v->summary();
+    if (!s.found) continue;
+    const std::string layout = activation_memory_layout(v->op().workload().get_str("layout"));
+    const auto it = out.find(layout);
+    if (it == out.end() || s.best_cost < it->second) out[layout] = s.best_cost;
+  }
+  return out;
+}
+
 int LayoutChoiceTuner::trials_total() const {
   int n = 0;
   for (const auto &v : variants_) n += v->summary().trials_total;

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,6 +53,16 @@ class LayoutChoiceTuner {
   double focus_cost() const;
   // The focused kernel in the network's layout (else the detour's); nullptr without a focus.
   const TaskTuner *focused() const;
+
+  // True while some layout has not had its warm-up round (never with a single
+  // variant or a focus). A network's plan can run an operator only in a layout it
+  // has a kernel in, so a network warms every layout up before its first plan.
+  bool warming_up() const;
+
+  // Each memory layout's best seconds, for a network's plan: NCHW and NCHWgemm
+  // keep activations alike and count as one (the faster); a layout without a
+  // valid kernel has no entry.
+  std::map<std::string, double> latency_by_layout() const;
 
   void finish();
 

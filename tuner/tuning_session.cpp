@@ -294,6 +294,7 @@ void plan_network_layouts(const TuneOptions &o, const Halide::Target &target,
                           CostModel *model, const std::atomic<bool> &stop, NetworkSummary &out) {
   std::vector<LayoutPlanTask> plan_tasks;
   std::vector<std::array<Shape, 2>> activations;  // per task: input and output, NCHW, Halide order {W,H,C,N}
+  bool seen_layouts = false;
   for (size_t i = 0; i < tasks.size(); ++i) {
     LayoutPlanTask t;
     t.weight = out.weights[i];
@@ -302,16 +303,12 @@ void plan_network_layouts(const TuneOptions &o, const Halide::Target &target,
       t.fixed = tasks[i]->best_cost();
       activations.push_back({});
     } else {
-      for (const auto &v : tasks[i]->variants()) {
-        // Variants with the same memory layout (NCHW and NCHWgemm) serve it alike: the faster counts.
-        double &latency = t.latency.try_emplace(activation_memory_layout(v->op().workload().get_str("layout")),
-                                                std::numeric_limits<double>::infinity())
-                              .first->second;
-        if (v->summary().found) latency = std::min(latency, v->summary().best_cost);
-      }
-      const bool first_with_layout =
-          std::all_of(plan_tasks.begin(), plan_tasks.end(), [](const LayoutPlanTask &p) { return p.latency.empty(); });
-      if (first_with_layout) t.input_layout = "NCHW";  // the network's input
+      // Only layouts with a kernel: one without must not rank its network layout
+      // as if the task cost nothing or everything there (the plan detours it).
+      t.latency = tasks[i]->latency_by_layout();
+      if (t.latency.empty()) t.fixed = std::numeric_limits<double>::infinity();  // no kernel at all: no plan
+      if (!seen_layouts) t.input_layout = "NCHW";  // the network's input
+      seen_layouts = true;
       const auto plain = make_operator(plain_layout_form(first));
       activations.push_back({plain->input_shapes().front(), plain->output_shape()});
     }
@@ -401,14 +398,29 @@ struct NetworkRounds {
     // Rounds small enough that every task gets at least two within the budget.
     const int per_round = std::max(1, std::min(o.batch, o.trials / (2 * int(tasks.size()))));
     ProgressBar bar("tuning " + network, o.trials);
+    auto counted = [&] {
+      ++spent;
+      if (o.progress) bar.update(std::min(spent, o.trials), latency_text(cost));
+    };
+    // Every task's first round, then every layout's warm-up, task by task in
+    // turn: the scheduler would give a small task (a pooling) too few rounds to
+    // try its layouts, and a layout without a kernel can be the network's only
+    // through a detour.
+    auto warming = [&](size_t i) { return tasks[i]->trials_total() == 0 || tasks[i]->warming_up(); };
+    for (bool progressed = true; progressed && spent < until && !stop;) {
+      progressed = false;
+      for (size_t i = 0; i < tasks.size() && spent < until && !stop; ++i) {
+        if (!warming(i)) continue;
+        const int done = tasks[i]->round(measurer, std::min(per_round, until - spent), stop, counted);
+        scheduler.report(int(i), cost(i), done);
+        progressed = progressed || done > 0;
+      }
+    }
     while (spent < until && !stop) {
       const int t = scheduler.next_task();
       if (t < 0) break;
       LayoutChoiceTuner &task = *tasks[size_t(t)];
-      const int done = task.round(measurer, std::min(per_round, until - spent), stop, [&] {
-        ++spent;
-        if (o.progress) bar.update(std::min(spent, o.trials), latency_text(cost));
-      });
+      const int done = task.round(measurer, std::min(per_round, until - spent), stop, counted);
       scheduler.report(t, cost(size_t(t)), done);
       if (o.progress && !stop) {
         bar.finish();

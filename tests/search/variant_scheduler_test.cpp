@@ -24,6 +24,17 @@ TEST(VariantScheduler, EveryVariantGetsItsWarmUpRoundsFirstInOrder) {
   EXPECT_EQ(order, (std::vector<int>{0, 0, 1, 1, 2, 2}));
 }
 
+TEST(VariantScheduler, WarmingUpLastsUntilEveryLiveVariantHadItsWarmUpRounds) {
+  VariantScheduler s(3, {2, 1.2, 3});
+  for (int round = 0; round < 5; ++round) {
+    EXPECT_TRUE(s.warming_up()) << "after " << round << " rounds";
+    const int v = s.next_variant();
+    // Variant 1's space is used up in its first round: done, it warms up no more.
+    s.report(v, 1.0 + v, v == 1 ? 0 : 8);
+  }
+  EXPECT_FALSE(s.warming_up()) << "0 and 2 had two rounds each, 1 is done";
+}
+
 TEST(VariantScheduler, AVariantFarBehindTheBestGetsNoMoreRounds) {
   VariantScheduler s(3);
   s.report(s.next_variant(), 1.0, 8);  // 0: the best

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -13,6 +15,7 @@ namespace tlp {
 namespace {
 
 const char *kOp = "conv2d:N=1,C=16,H=8,W=8,K=16,R=3,S=3,stride=1,pad=1,layout=any";
+const char *kOp1x1 = "conv2d:N=1,C=16,H=8,W=8,K=16,R=1,S=1,stride=1,pad=0,layout=any";  // has NCHWgemm too
 const char *kTarget = "x86-64-linux-avx-avx2-f16c-fma-sse41";
 
 // Every kernel of a layout takes that layout's seconds: no build, no run.
@@ -33,8 +36,13 @@ class LayoutTimedMeasurer : public MeasuringService {
       r.target = kTarget;
       r.platform = platforms_[0];
       r.schedule = s;
-      r.costs = {seconds_.at(layout)};
-      r.median_cost = r.costs[0];
+      const double seconds = seconds_.at(layout);
+      if (std::isfinite(seconds)) {
+        r.costs = {seconds};
+        r.median_cost = seconds;
+      } else {
+        r.error = MeasureError::RuntimeError;  // a layout whose every kernel fails
+      }
       on_record(r);
       out.push_back(r);
     }
@@ -115,6 +123,38 @@ TEST(LayoutChoiceTunerFocus, WithoutADetourEveryRoundGoesToTheNetworkLayout) {
   EXPECT_EQ(trials_in(run.tuner, "NHWC"), run.nhwc_before + 24);
   EXPECT_EQ(trials_in(run.tuner, "NCHW8c"), run.blocked_before);
   EXPECT_EQ(run.tuner.focused()->op().workload().get_str("layout"), "NHWC");
+}
+
+TEST(LayoutChoiceTuner, WarmsUpEveryLayoutOnceEach) {
+  const TuneOptions o = random_search();
+  LayoutTimedMeasurer measurer(seconds_with_nhwc(2e-3), o);
+  LayoutChoiceTuner t(kOp, Halide::Target(kTarget), o, 1, nullptr);
+  std::atomic<bool> stop{false};
+  ASSERT_GE(t.variants().size(), 4u);
+  for (size_t i = 0; i < t.variants().size(); ++i) {
+    EXPECT_TRUE(t.warming_up()) << i << " rounds";
+    t.round(measurer, 4, stop, [] {});
+  }
+  EXPECT_FALSE(t.warming_up());
+  for (const auto &v : t.variants()) EXPECT_EQ(v->summary().trials_total, 4) << v->op().workload().key();
+}
+
+TEST(LayoutChoiceTuner, ALayoutWithoutAValidKernelHasNoLatencyForAPlan) {
+  const TuneOptions o = random_search();
+  std::map<std::string, double> seconds = seconds_with_nhwc(2e-3);
+  seconds["NCHW8c"] = std::numeric_limits<double>::infinity();
+  seconds["NCHWgemm"] = 4.5e-3;
+  LayoutTimedMeasurer measurer(seconds, o);
+  LayoutChoiceTuner t(kOp1x1, Halide::Target(kTarget), o, 1, nullptr);
+  ASSERT_GE(trials_in(t, "NCHWgemm"), 0);
+  std::atomic<bool> stop{false};
+  for (size_t i = 0; i < t.variants().size(); ++i) t.round(measurer, 4, stop, [] {});
+  const std::map<std::string, double> latency = t.latency_by_layout();
+  EXPECT_EQ(latency.count("NCHW8c"), 0u);
+  EXPECT_EQ(latency.count("NCHWgemm"), 0u) << "NCHWgemm keeps activations in NCHW";
+  EXPECT_DOUBLE_EQ(latency.at("NCHW"), 4.5e-3) << "the faster of NCHW and NCHWgemm";
+  EXPECT_DOUBLE_EQ(latency.at("NHWC"), 2e-3);
+  EXPECT_DOUBLE_EQ(latency.at("NCHW16c"), 4e-3);
 }
 
 TEST(LayoutChoiceTunerFocus, ALayoutWithoutAVariantIsRefused) {
