@@ -37,7 +37,17 @@ bool layout_is_weights_only(const std::string &kind) {
 
 const char *const kGemmLayout = "NCHWgemm";
 
-std::string activation_memory_layout(const std::string &layout) { return layout == kGemmLayout ? "NCHW" : layout; }
+namespace {
+const std::string kGemmSuffix = "gemm";
+}  // namespace
+
+bool is_gemm_layout(const std::string &layout) {
+  return layout.size() > kGemmSuffix.size() && layout.compare(layout.size() - kGemmSuffix.size(), kGemmSuffix.size(), kGemmSuffix) == 0;
+}
+
+std::string activation_memory_layout(const std::string &layout) {
+  return is_gemm_layout(layout) ? layout.substr(0, layout.size() - kGemmSuffix.size()) : layout;
+}
 
 int layout_block(const std::string &layout) {
   const size_t digits = layout.find_first_of("0123456789");
@@ -73,8 +83,8 @@ std::vector<std::string> concrete_variants(const std::string &spec, const std::f
     try {
       keys.push_back(make_operator(concrete)->workload().key());
     } catch (const WorkloadError &) {
-      // A plain layout always fits: the spec itself is wrong. A block or the gemm form may not.
-      if (layout_block(choice) == 0 && choice != kGemmLayout) throw;
+      // A plain layout always fits: the spec itself is wrong. A block or a gemm form may not.
+      if (layout_block(choice) == 0 && !is_gemm_layout(choice)) throw;
     }
   }
   return keys;

@@ -36,12 +36,16 @@ bool has_layout(const std::string &kind);
 bool layout_is_weights_only(const std::string &kind);
 
 // The form of NCHW that 1x1 convolutions (stride 1, pad 0) offer: the same memory,
-// read as a matrix product (codegen/ops/conv2d.cpp).
+// read as a matrix product (codegen/ops/conv2d.cpp). The blocked layouts have theirs
+// too, NCHW<b>c + "gemm": every image's pixels as one loop.
 extern const char *const kGemmLayout;
 
+// Whether the layout is a gemm form (NCHWgemm, NCHW16cgemm, ...).
+bool is_gemm_layout(const std::string &layout);
+
 // The activation layout a kernel of layout `layout` reads and writes in memory:
-// NCHW for kGemmLayout, the layout itself otherwise. Neighbours in a network agree
-// or convert by this.
+// the layout without its "gemm" (NCHW for NCHWgemm, NCHW16c for NCHW16cgemm), the
+// layout itself otherwise. Neighbours in a network agree or convert by this.
 std::string activation_memory_layout(const std::string &layout);
 
 // The block of a layout name ("NCHW16c", "NK16n": 16); 0 for a plain layout.

@@ -18,7 +18,7 @@ OpParamInfo conv_layout() {
                      "data and output layout: NCHW (weights KCRS), NHWC (weights RSCK), channel-blocked "
                      "NCHW<b>c (weights given as KCRS, packed once at load time to OIhw<b>i<b>o), or NCHWgemm: "
                      "NCHW data read as the matrix product a 1x1 convolution (stride 1, pad 0) is, its buffers "
-                     "N x C x (H*W) and K x C",
+                     "N x C x (H*W) and K x C; NCHW<b>cgemm likewise in NCHW<b>c memory, the pixels one loop",
                      ops::conv_kernel_layout_names(), 1};
 }
 

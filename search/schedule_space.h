@@ -69,6 +69,10 @@ struct SpaceOptions {
   // rows and columns) to any size instead of a divisor. Kept rare: such sizes
   // won none of a 300-trial suite's convolutions when drawn half the time.
   double rounded_block_probability = 0.1;
+  // Otherwise such a block is drawn among the sizes whose rounded-up tail adds at
+  // most this share to the loop: the divisors, and on a long loop (a 14x14
+  // image's 196 pixels as one loop) the sizes that fill the registers (6, 12).
+  double cheap_tail_share = 0.05;
   std::vector<int> auto_unroll_values = {0, 16, 64, 512};
   double cache_write_probability = 0.85;
   double inline_probability = 0.5;  // of each reduction-free intermediate stage

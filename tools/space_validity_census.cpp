@@ -33,6 +33,8 @@ int main(int argc, char **argv) {
                                   "conv2d_residual:C=64,K=64,layout=NCHW16c",
                                   "conv2d:C=64,H=56,W=56,K=256,R=1,S=1,pad=0,layout=NCHWgemm",
                                   "conv2d_residual:C=256,H=14,W=14,K=1024,R=1,S=1,pad=0,relu=1,layout=NCHWgemm",
+                                  "conv2d_bias_relu:C=1024,H=14,W=14,K=256,R=1,S=1,pad=0,layout=NCHW8cgemm",
+                                  "conv2d_residual:C=256,H=7,W=7,K=1024,R=1,S=1,pad=0,relu=1,layout=NCHW16cgemm",
                                   "group_conv2d:C=128,H=28,W=28,K=128,groups=32"};
   if (argc > 2) ops.assign(argv + 2, argv + argc);
   for (const std::string &name : ops) {

@@ -1,7 +1,8 @@
 // conv2d: out[n][k][oh][ow] = sum_{c,r,s} pad(data)[n][c][oh*st + r*dil][ow*st + s*dil] * w[k][c][r][s]
 // (NCHW data, KCRS weights), or the same in NHWC data with RSCK weights, or in
 // channel-blocked data (NCHW<b>c, output likewise) with weights packed OIhw<b>i<b>o,
-// or, for a 1x1 convolution, NCHW read as a matrix product (NCHWgemm).
+// or, for a 1x1 convolution, NCHW or NCHW<b>c read as a matrix product per image
+// (NCHWgemm, NCHW<b>cgemm).
 // Also the convolution shared with conv2d_bias_relu (declared in op_helpers.h).
 #include <functional>
 
@@ -20,6 +21,7 @@ std::vector<std::string> conv_layout_names() {
 std::vector<std::string> conv_kernel_layout_names() {
   std::vector<std::string> names = conv_layout_names();
   names.push_back(kGemmLayout);
+  for (const std::string &b : blocked_layout_names()) names.push_back(b + "gemm");
   return names;
 }
 
@@ -29,8 +31,8 @@ ConvGeometry conv_geometry(const Workload &w) {
   g.K = w.get_int("K"), g.R = w.get_int("R"), g.S = w.get_int("S");
   g.stride = w.get_int("stride"), g.pad = w.get_int("pad"), g.dilation = w.get_int("dilation");
   const std::string layout = w.get_str("layout");
-  g.gemm = layout == kGemmLayout;
-  g.layout = parse_activation_layout(g.gemm ? "NCHW" : layout);
+  g.gemm = is_gemm_layout(layout);
+  g.layout = parse_activation_layout(activation_memory_layout(layout));
   if (g.gemm && (g.R != 1 || g.S != 1 || g.stride != 1 || g.pad != 0))
     throw WorkloadError(w.kind + ": layout " + layout + " is for 1x1 convolutions with stride 1 and pad 0 (this one has R=" +
                         std::to_string(g.R) + ", S=" + std::to_string(g.S) + ", stride=" + std::to_string(g.stride) +
@@ -42,11 +44,12 @@ ConvGeometry conv_geometry(const Workload &w) {
 }
 
 Shape conv_data_shape(const ConvGeometry &g) {
+  if (g.gemm && g.layout.blocked()) return {g.layout.block, g.H * g.W, g.C / g.layout.block, g.N};
   if (g.gemm) return {g.H * g.W, g.C, g.N};
   return activation_shape(g.layout, g.N, g.C, g.H, g.W);
 }
 Shape conv_weight_shape(const ConvGeometry &g) {
-  if (g.gemm) return {g.C, g.K};  // KCRS with R = S = 1
+  if (g.gemm && !g.layout.blocked()) return {g.C, g.K};  // KCRS with R = S = 1
   if (g.layout.blocked()) {
     const int64_t b = g.layout.block;
     return {b, b, g.S, g.R, g.C / b, g.K / b};
@@ -54,6 +57,7 @@ Shape conv_weight_shape(const ConvGeometry &g) {
   return g.nhwc() ? Shape{g.K, g.C, g.S, g.R} : Shape{g.S, g.R, g.C, g.K};
 }
 Shape conv_out_shape(const ConvGeometry &g) {
+  if (g.gemm && g.layout.blocked()) return {g.layout.block, g.OH * g.OW, g.K / g.layout.block, g.N};
   if (g.gemm) return {g.OH * g.OW, g.K, g.N};
   return activation_shape(g.layout, g.N, g.K, g.OH, g.OW);
 }
@@ -62,6 +66,17 @@ std::vector<PackedInput> conv_packed_inputs(const ConvGeometry &g) {
   if (!g.layout.blocked()) return {};
   const std::string b = std::to_string(g.layout.block);
   return {PackedInput{1, {g.S, g.R, g.C, g.K}, "KCRS", "OIhw" + b + "i" + b + "o"}};
+}
+
+ConvOutIndex conv_out_index(const ConvGeometry &g) {
+  using Halide::Var;
+  const Var ki("ki"), ko("ko"), k("k"), ow("ow"), oh("oh"), p("p"), n("n");
+  const int b = int(g.layout.block);
+  if (g.gemm && g.layout.blocked()) return {{ki, p, ko, n}, ko * b + ki};
+  if (g.gemm) return {{p, k, n}, k};
+  if (g.layout.blocked()) return {{ki, ow, oh, ko, n}, ko * b + ki};
+  if (g.nhwc()) return {{k, ow, oh, n}, k};
+  return {{ow, oh, k, n}, k};
 }
 
 Halide::Func pack_conv_weight(const ConvGeometry &g, const Halide::ImageParam &kcrs) {
@@ -96,6 +111,21 @@ Halide::Func blocked_conv(const ConvGeometry &g, const Halide::ImageParam &weigh
 Halide::Func add_conv_stages(HalideAlgorithm &alg, const ConvGeometry &g) {
   using namespace Halide;
   const ImageParam data = alg.inputs[0], weight = alg.inputs[1];
+  if (g.gemm && g.layout.blocked()) {
+    // out[n][ko][p][ki] = sum_{co,ci} data[n][co][p][ci] * w[ko][co][ci][ki]: a block of
+    // output channels accumulates over input channels for each pixel, as in the
+    // blocked convolution, with the pixels one loop. Reads clamp p to the last pixel,
+    // so a register block may round the pixels up (196 has no divisor 6 or 12).
+    const int b = int(g.layout.block);
+    const ConvOutIndex o = conv_out_index(g);
+    const Var &ki = o.vars[0], &p = o.vars[1], &ko = o.vars[2], &n = o.vars[3];
+    RDom r = named_rdom({{"ci", b}, {"co", g.C / b}});
+    Func conv = named_func("conv");
+    conv(o.vars) = 0.0f;
+    conv(o.vars) += data(r[0], min(p, int(g.H * g.W) - 1), r[1], n) * weight(ki, r[0], 0, 0, r[1], ko);
+    alg.stages.push_back({conv, conv_out_shape(g), {0, 1}});
+    return conv;
+  }
   if (g.gemm) {
     // out[n][k][p] = sum_c data[n][c][p] * w[k][c]: a matmul per image, p innermost.
     Var p("p"), k("k"), n("n");

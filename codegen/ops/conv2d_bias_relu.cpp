@@ -25,18 +25,9 @@ class Conv2dBiasRelu : public ConvOperator {
     alg.inputs = {make_input("data", conv_data_shape(g_)), make_input("weight", conv_weight_shape(g_)), bias};
     Func conv = add_conv_stages(alg, g_);
     const int conv_index = int(alg.inputs.size() + alg.stages.size()) - 1;
-    Var k("k"), ow("ow"), oh("oh"), n("n");
+    const ConvOutIndex o = conv_out_index(g_);
     Func out = named_func("out");
-    if (g_.gemm) {
-      Var p("p");
-      out(p, k, n) = max(conv(p, k, n) + bias(k), 0.0f);
-    } else if (g_.layout.blocked()) {
-      Var ki("ki"), ko("ko");
-      out(ki, ow, oh, ko, n) = max(conv(ki, ow, oh, ko, n) + bias(ko * int(g_.layout.block) + ki), 0.0f);
-    } else if (g_.nhwc())
-      out(k, ow, oh, n) = max(conv(k, ow, oh, n) + bias(k), 0.0f);
-    else
-      out(ow, oh, k, n) = max(conv(ow, oh, k, n) + bias(k), 0.0f);
+    out(o.vars) = max(conv(o.vars) + bias(o.channel), 0.0f);
     alg.stages.push_back({out, conv_out_shape(g_), {2, conv_index}});
     return alg;
   }

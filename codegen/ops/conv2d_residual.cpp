@@ -30,21 +30,10 @@ class Conv2dResidual : public ConvOperator {
     alg.inputs = {make_input("data", conv_data_shape(g_)), make_input("weight", conv_weight_shape(g_)), bias, residual};
     Func conv = add_conv_stages(alg, g_);
     const int conv_index = int(alg.inputs.size() + alg.stages.size()) - 1;
-    Var k("k"), ow("ow"), oh("oh"), n("n");
+    const ConvOutIndex o = conv_out_index(g_);
     Func out = named_func("out");
-    const auto epilogue = [&](Expr sum) { return relu_ ? max(sum, 0.0f) : sum; };
-    if (g_.gemm) {
-      Var p("p");
-      out(p, k, n) = epilogue(conv(p, k, n) + bias(k) + residual(p, k, n));
-    } else if (g_.layout.blocked()) {
-      Var ki("ki"), ko("ko");
-      out(ki, ow, oh, ko, n) = epilogue(conv(ki, ow, oh, ko, n) + bias(ko * int(g_.layout.block) + ki) +
-                                        residual(ki, ow, oh, ko, n));
-    } else if (g_.nhwc()) {
-      out(k, ow, oh, n) = epilogue(conv(k, ow, oh, n) + bias(k) + residual(k, ow, oh, n));
-    } else {
-      out(ow, oh, k, n) = epilogue(conv(ow, oh, k, n) + bias(k) + residual(ow, oh, k, n));
-    }
+    const Expr sum = conv(o.vars) + bias(o.channel) + residual(o.vars);
+    out(o.vars) = relu_ ? max(sum, 0.0f) : sum;
     alg.stages.push_back({out, conv_out_shape(g_), {2, 3, conv_index}});
     return alg;
   }

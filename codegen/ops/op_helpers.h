@@ -94,9 +94,10 @@ inline Shape padded_shape(const ActivationLayout &layout, Shape shape, int64_t p
 struct ConvGeometry {
   int64_t N, C, H, W, K, R, S, stride, pad, dilation, OH, OW;
   ActivationLayout layout;  // of the data and the output
-  // layout=NCHWgemm: NCHW in memory, read as the matrix product it is (a 1x1
-  // convolution, stride 1, no padding): data C x (H*W), weights K x C, output
-  // K x (H*W) per image, so tiles and vectors span the whole image, not one row.
+  // A gemm layout (NCHWgemm, NCHW<b>cgemm; `layout` is then its memory, NCHW or
+  // NCHW<b>c): a 1x1 convolution (stride 1, no padding) read as the matrix product
+  // it is, every image's pixels one loop p = h*W + w, so tiles and vectors span the
+  // whole image, not one row. NCHWgemm's buffers are C x (H*W) and K x C per image.
   bool gemm = false;
   bool nhwc() const { return layout.kind == ActivationLayout::Kind::NHWC; }
 };
@@ -106,7 +107,7 @@ struct ConvGeometry {
 std::vector<std::string> conv_layout_names();
 std::vector<std::string> window_layout_names();
 // conv2d's, conv2d_bias_relu's and conv2d_residual's layout parameter: the
-// activation layouts and the matrix-product form of NCHW (kGemmLayout).
+// activation layouts and their matrix-product forms (NCHWgemm, NCHW<b>cgemm).
 std::vector<std::string> conv_kernel_layout_names();
 ConvGeometry conv_geometry(const Workload &w);  // validates; throws WorkloadError
 Shape conv_data_shape(const ConvGeometry &g);
@@ -114,6 +115,13 @@ Shape conv_data_shape(const ConvGeometry &g);
 // OIhw<b>i<b>o (blocked), whose user form is KCRS.
 Shape conv_weight_shape(const ConvGeometry &g);
 Shape conv_out_shape(const ConvGeometry &g);
+// The output's pure variables in Halide order (those of conv_out_shape) and the
+// output channel they address, for the epilogues that index by channel.
+struct ConvOutIndex {
+  std::vector<Halide::Var> vars;
+  Halide::Expr channel;
+};
+ConvOutIndex conv_out_index(const ConvGeometry &g);
 std::vector<PackedInput> conv_packed_inputs(const ConvGeometry &g);
 Halide::Func pack_conv_weight(const ConvGeometry &g, const Halide::ImageParam &kcrs);
 // Appends the pad stage (when pad > 0) and the reduction "conv" to `alg`, whose

@@ -11,6 +11,15 @@ std::vector<int64_t> divisors_up_to(int64_t n, int64_t cap) {
   return out;
 }
 
+std::vector<int64_t> blocks_with_cheap_tails(int64_t extent, int64_t cap, double share) {
+  std::vector<int64_t> out = divisors_up_to(extent, cap);
+  for (int64_t b = 1; b <= std::min(extent, cap); ++b) {
+    const int64_t spare = (extent + b - 1) / b * b - extent;
+    if (spare > 0 && double(spare) <= share * double(extent)) out.push_back(b);
+  }
+  return out;
+}
+
 int64_t divisor_factor(int64_t extent, int64_t cap, std::mt19937_64 &rng) {
   return pick(divisors_up_to(extent, std::max<int64_t>(1, cap)), rng);
 }

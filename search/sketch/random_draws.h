@@ -24,6 +24,11 @@ const T &pick(const std::vector<T> &v, std::mt19937_64 &rng) {
 // The divisors of n, in increasing order, that are at most cap.
 std::vector<int64_t> divisors_up_to(int64_t n, int64_t cap);
 
+// The sizes b <= cap whose whole blocks cover `extent` with at most `share` x
+// extent to spare: the divisors (nothing to spare) first, in increasing order,
+// then the others.
+std::vector<int64_t> blocks_with_cheap_tails(int64_t extent, int64_t cap, double share);
+
 // A divisor of `extent` no larger than `cap` (at least 1).
 int64_t divisor_factor(int64_t extent, int64_t cap, std::mt19937_64 &rng);
 

@@ -81,6 +81,14 @@ TEST(ComputeDagBuilder, APaddedConvolutionMayRunPastItsImageButNotItsChannels) {
   EXPECT_EQ(extendable_loops(stage_named(dag, "pad")), (std::vector<std::string>{"y", "x"}));
 }
 
+// Its reads clamp the pixel to the image's last, so register blocks may round the
+// pixels up; the channels index the weights unclamped.
+TEST(ComputeDagBuilder, TheBlockedMatrixProductMayRunPastItsPixelsButNotItsChannels) {
+  const ComputeDag dag =
+      make_compute_dag(*make_operator("conv2d_bias_relu:N=1,C=16,H=7,W=7,K=16,R=1,S=1,stride=1,pad=0,layout=NCHW8cgemm"));
+  EXPECT_EQ(extendable_loops(stage_named(dag, "conv")), (std::vector<std::string>{"p"})) << dag.to_text();
+}
+
 TEST(ComputeDagBuilder, StagesReadingTheirInputsUnclampedMayNotRunPastThem) {
   const ComputeDag unpadded = make_compute_dag(*make_operator("conv2d:N=1,C=4,H=9,W=9,K=8,R=1,S=1,stride=1,pad=0"));
   EXPECT_TRUE(extendable_loops(unpadded.stages[unpadded.output()]).empty()) << unpadded.to_text();

@@ -39,20 +39,25 @@ TEST(LayoutChoice, BlocksThatDoNotDivideTheChannelsAreLeftOut) {
             (std::vector<std::string>{"NCHW", "NHWC", "NCHW8c"}));
 }
 
-TEST(LayoutChoice, AOneByOneConvolutionAlsoTriesItsMatrixProductForm) {
+TEST(LayoutChoice, AOneByOneConvolutionAlsoTriesItsMatrixProductForms) {
   const std::string avx2 = "x86-64-linux-avx-avx2-f16c-fma-sse41";
   EXPECT_EQ(layouts("conv2d:C=64,K=256,R=1,S=1,pad=0,layout=any", avx2),
-            (std::vector<std::string>{"NCHW", "NHWC", "NCHW8c", "NCHW16c", "NCHWgemm"}));
-  EXPECT_EQ(layouts("conv2d_bias_relu:C=1024,H=14,W=14,K=256,R=1,S=1,pad=0,layout=any", avx2).back(), "NCHWgemm");
-  EXPECT_EQ(layouts("conv2d_residual:C=64,K=256,R=1,S=1,pad=0,layout=any", avx2).back(), "NCHWgemm");
+            (std::vector<std::string>{"NCHW", "NHWC", "NCHW8c", "NCHW16c", "NCHWgemm", "NCHW8cgemm", "NCHW16cgemm"}));
+  EXPECT_EQ(layouts("conv2d_bias_relu:C=1024,H=14,W=14,K=256,R=1,S=1,pad=0,layout=any", avx2).back(), "NCHW16cgemm");
+  EXPECT_EQ(layouts("conv2d_residual:C=64,K=256,R=1,S=1,pad=0,layout=any", avx2).back(), "NCHW16cgemm");
+  EXPECT_EQ(layouts("conv2d:C=24,K=48,R=1,S=1,pad=0,layout=any", avx2).back(), "NCHW8cgemm") << "16 divides no 24";
   // Not for a 3x3, a strided or a padded one.
   for (const char *spec : {"conv2d:C=64,K=64,layout=any", "conv2d:R=1,S=1,pad=0,stride=2,layout=any",
                            "conv2d:R=1,S=1,pad=1,layout=any"})
     EXPECT_EQ(layouts(spec, avx2).back(), "NCHW16c") << spec;
 }
 
-TEST(LayoutChoice, TheMatrixProductFormKeepsActivationsInNchw) {
+TEST(LayoutChoice, TheMatrixProductFormsKeepActivationsInTheirLayout) {
   EXPECT_EQ(activation_memory_layout("NCHWgemm"), "NCHW");
+  EXPECT_EQ(activation_memory_layout("NCHW16cgemm"), "NCHW16c");
+  EXPECT_EQ(layout_block("NCHW16cgemm"), 16);
+  EXPECT_FALSE(is_gemm_layout("gemm"));
+  EXPECT_EQ(plain_layout_form(parse_workload("conv2d:R=1,S=1,pad=0,layout=NCHW8cgemm")).get_str("layout"), "NCHW");
   EXPECT_EQ(activation_memory_layout("NCHW16c"), "NCHW16c");
   EXPECT_EQ(activation_memory_layout("NHWC"), "NHWC");
   EXPECT_EQ(layout_block("NCHWgemm"), 0);

@@ -161,6 +161,24 @@ TEST(Lower, ARoundedUpAccumulatorIsBoundedToItsWholeBlocks) {
   expect_schedule_correct(conv, schedule);
 }
 
+// A 1x1 convolution over a 7x7 image read as a blocked matrix product: its 49
+// pixels in register blocks of 6, the last rounded up to 54 (reads clamp to the
+// last pixel), in a producer computed per channel block and in an accumulator.
+TEST(Lower, ABlockedMatrixProductRoundsItsPixelsUpToWholeRegisterBlocksAndMatchesReference) {
+  const char *fused = "conv2d_bias_relu:N=1,C=16,H=7,W=7,K=16,R=1,S=1,stride=1,pad=0,layout=NCHW8cgemm";
+  const char *producer_block = "CA(3,4,1); SP(3,2,49,[6]); RE(3,[0,1,2,5,6,3,4]); AN(3,6,vectorize); AN(3,5,unroll)";
+  const std::string source = halide_source(fused, producer_block);
+  EXPECT_NE(source.find("split(p, p_0, p_1, 6, TailStrategy::RoundUp)"), std::string::npos) << source;
+  expect_schedule_correct(fused, producer_block);
+
+  const char *conv = "conv2d:N=1,C=16,H=7,W=7,K=16,R=1,S=1,stride=1,pad=0,layout=NCHW8cgemm";
+  const char *accumulator_block =
+      "CHW(2,local); CA(2,3,1); SP(2,2,49,[6]); RE(2,[0,1,2,5,6,3,4]); AN(2,6,vectorize); AN(2,5,unroll)";
+  const std::string acc = halide_source(conv, accumulator_block);
+  EXPECT_NE(acc.find("split(p, p_0, p_1, 6, TailStrategy::RoundUp)"), std::string::npos) << acc;
+  expect_schedule_correct(conv, accumulator_block);
+}
+
 TEST(Lower, ChannelsReadFromTheWeightsAndUnpaddedImagesKeepGuardedTails) {
   // Output channels index the weights, which nothing clamps.
   const std::string channels = halide_source(kConvRowsBlockedBy3, "CA(4,5,2); SP(4,4,8,[3])");

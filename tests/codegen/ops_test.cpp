@@ -106,6 +106,29 @@ TEST(Ops, TheMatrixProductFormComputesWhatNchwComputesOnTheSameMemory) {
   expect_close(run_halide(*gemm, inputs), run_halide(*plain, inputs));
 }
 
+// NCHW<b>cgemm: the blocked memory, every image's pixels one loop.
+TEST(Ops, TheBlockedMatrixProductFormsOfAOneByOneConvolutionMatchTheReference) {
+  for (const std::string l : {",layout=NCHW8cgemm", ",layout=NCHW16cgemm"}) {
+    expect_matches_reference("conv2d:N=2,C=32,H=7,W=5,K=48,R=1,S=1,stride=1,pad=0" + l);
+    expect_matches_reference("conv2d_bias_relu:N=1,C=64,H=6,W=5,K=32,R=1,S=1,stride=1,pad=0" + l);
+    expect_matches_reference("conv2d_residual:N=2,C=32,H=7,W=7,K=64,R=1,S=1,stride=1,pad=0,relu=1" + l);
+    expect_matches_reference("conv2d_residual:N=1,C=16,H=4,W=9,K=16,R=1,S=1,stride=1,pad=0,relu=0" + l);
+  }
+}
+
+TEST(Ops, TheBlockedMatrixProductFormComputesWhatItsBlockedLayoutComputesOnTheSameMemory) {
+  const std::string base = "conv2d_bias_relu:N=2,C=16,H=5,W=6,K=24,R=1,S=1,stride=1,pad=0";
+  auto blocked = make_operator(base + ",layout=NCHW8c"), gemm = make_operator(base + ",layout=NCHW8cgemm");
+  EXPECT_EQ(gemm->input_shapes()[0], (Shape{8, 30, 2, 2}));
+  EXPECT_EQ(gemm->input_shapes()[1], blocked->input_shapes()[1]) << "the same packed weights";
+  EXPECT_EQ(gemm->output_shape(), (Shape{8, 30, 3, 2}));
+  EXPECT_EQ(gemm->flops(), blocked->flops());
+  ASSERT_EQ(gemm->packed_inputs().size(), 1u);
+  EXPECT_EQ(gemm->packed_inputs()[0].packed_layout, blocked->packed_inputs()[0].packed_layout);
+  const auto inputs = random_inputs(*blocked);
+  expect_close(run_halide(*gemm, inputs), run_halide(*blocked, inputs));
+}
+
 TEST(Ops, TheMatrixProductFormIsRefusedWhereTheConvolutionIsNotOneByOne) {
   for (const char *spec : {"conv2d:R=3,S=3,pad=1,layout=NCHWgemm", "conv2d:R=1,S=1,pad=0,stride=2,layout=NCHWgemm",
                            "conv2d:R=1,S=1,pad=1,layout=NCHWgemm"}) {
@@ -117,6 +140,8 @@ TEST(Ops, TheMatrixProductFormIsRefusedWhereTheConvolutionIsNotOneByOne) {
           << e.what();
     }
   }
+  EXPECT_THROW(make_operator("conv2d:R=3,S=3,pad=1,layout=NCHW16cgemm"), WorkloadError);
+  EXPECT_THROW(make_operator("conv2d:C=24,K=24,R=1,S=1,pad=0,layout=NCHW16cgemm"), WorkloadError) << "16 divides no 24";
   EXPECT_THROW(make_operator("depthwise_conv2d:layout=NCHWgemm"), WorkloadError);
   EXPECT_THROW(make_operator("layout_convert:C=24,from=NCHW,to=NCHWgemm"), WorkloadError);
 }
@@ -467,7 +492,8 @@ TEST(Workload, PadMayBeZeroButNotNegative) {
 }
 
 TEST(Workload, BadChoiceIsRejectedWithTheChoices) {
-  EXPECT_TRUE(Mentions(error_of("conv2d:layout=NCWH"), "layout must be one of NCHW, NHWC, NCHW8c, NCHW16c, NCHW32c, NCHWgemm, got 'NCWH'"));
+  EXPECT_TRUE(Mentions(error_of("conv2d:layout=NCWH"), "layout must be one of NCHW, NHWC, NCHW8c, NCHW16c, NCHW32c, NCHWgemm, NCHW8cgemm, "
+                                                      "NCHW16cgemm, NCHW32cgemm, got 'NCWH'"));
 }
 
 TEST(Workload, DuplicateParameterIsRejected) {

@@ -40,6 +40,8 @@ const char *kOperators[] = {"matmul",
                             "conv2d_residual:C=64,K=64,layout=NCHW16c",
                             "conv2d:C=64,H=56,W=56,K=256,R=1,S=1,pad=0,layout=NCHWgemm",
                             "conv2d_bias_relu:C=1024,H=14,W=14,K=256,R=1,S=1,pad=0,layout=NCHWgemm",
+                            "conv2d_bias_relu:C=1024,H=14,W=14,K=256,R=1,S=1,pad=0,layout=NCHW8cgemm",
+                            "conv2d:C=64,H=56,W=56,K=256,R=1,S=1,pad=0,layout=NCHW16cgemm",
                             "group_conv2d:C=128,H=28,W=28,K=128,groups=32"};
 
 class SpaceValidity : public ::testing::TestWithParam<const char *> {};
