@@ -51,24 +51,29 @@ LayoutPlan best_layout_plan(const std::vector<LayoutPlanTask> &tasks, const std:
   for (const std::string &net : network_layouts) ranked.emplace_back(free_conversion_latency(tasks, net), net);
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](const auto &a, const auto &b) { return a.first < b.first; });
-  if (ranked.size() > max_layouts) ranked.resize(max_layouts);
   LayoutPlan best;
   best.latency = kInf;
+  size_t priced = 0;
   for (const auto &[bound, net] : ranked) {
+    if (priced == max_layouts) break;
     LayoutPlan plan;
     plan.network_layout = net;
     plan.found = true;
-    for (size_t i = 0; i < tasks.size(); ++i) {
+    for (size_t i = 0; i < tasks.size() && plan.found; ++i) {
       const LayoutPlanStep s = best_step(tasks[i], i, net, conversion);
-      plan.found = plan.found && s.kernel < kInf;
+      plan.found = s.kernel + s.conversions < kInf;
       plan.latency += tasks[i].weight * (s.kernel + s.conversions);
       plan.conversion_latency += tasks[i].weight * s.conversions;
       plan.steps.push_back(s);
     }
-    if (plan.found && plan.latency < best.latency) best = plan;
+    if (!plan.found) continue;
+    ++priced;
+    if (plan.latency < best.latency) best = plan;
   }
-  if (!best.found) best.latency = kInf;
-  return best;
+  if (best.found) return best;
+  LayoutPlan none;
+  none.latency = kInf;
+  return none;
 }
 
 }  // namespace tlp

@@ -41,13 +41,16 @@ struct LayoutPlan {
   std::vector<LayoutPlanStep> steps;  // per task
   double latency = 0;                 // Σ weight × (kernel + conversions)
   double conversion_latency = 0;      // the conversions' part of it
-  bool found = false;                 // false when some task has no kernel at all
+  bool found = false;                 // false when no network layout has a plan (steps then empty)
 };
 
 // The plan of least latency over the `max_layouts` most promising of
-// `network_layouts`: ranked by Σ weight × the task's latency in that layout (its best
-// anywhere where it has none), which is what the plan would cost if conversions
-// were free. Pricing every layout would tune conversions for plans that cannot win.
+// `network_layouts` that have a plan: ranked by Σ weight × the task's latency in
+// that layout (its best anywhere where it has none), which is what the plan would
+// cost if conversions were free. Pricing every layout would tune conversions for
+// plans that cannot win. A layout some task can neither run in nor convert to and
+// from (24 channels have no NCHW16c) has no plan and takes no pricing slot; its
+// pricing stops at the first such task.
 LayoutPlan best_layout_plan(const std::vector<LayoutPlanTask> &tasks, const std::vector<std::string> &network_layouts,
                             const ConversionCost &conversion, size_t max_layouts = 2);
 

@@ -476,11 +476,13 @@ NetworkSummary run_network_tuning(const TuneOptions &given, const std::string &n
                       "task's kernels in that layout and in its detour\n",
               rounds.spent, out.plan.network_layout.c_str(), plan_latency_text(out.plan).c_str(), o.trials - rounds.spent);
     }
+    // Without a plan (no network layout every task can run in or convert to) the
+    // rounds go on as in the first phase.
     std::vector<double> plan_cost(tasks.size(), std::numeric_limits<double>::infinity());
-    for (size_t i = 0; i < tasks.size(); ++i) {
+    for (size_t i = 0; i < tasks.size() && out.plan.found; ++i) {
       const LayoutPlanStep &step = out.plan.steps.at(i);
       tasks[i]->focus(out.plan.network_layout, step.layout, step.conversions);
-      if (out.plan.found) plan_cost[i] = step.kernel + step.conversions;
+      plan_cost[i] = step.kernel + step.conversions;
     }
     // A task's part of the plan: the better of its kernel in the network's layout and
     // its detour, conversions counted (the first plan's figure until one beats it).

@@ -98,5 +98,32 @@ TEST(LayoutPlan, OnlyTheMostPromisingNetworkLayoutsArePriced) {
   EXPECT_EQ(priced_for, (std::set<std::string>{"NCHW16c", "NHWC"}));
 }
 
+// A network of 24 channels between two blocked-friendly operators: no activation
+// of it can be in NCHW16c or NCHW32c (no conversion exists), though both rank first.
+TEST(LayoutPlan, ANetworkLayoutWithoutAPlanTakesNoPricingSlot) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<LayoutPlanTask> tasks = {task({{"NCHW", 3}, {"NHWC", 2}, {"NCHW16c", 1}, {"NCHW32c", 1}}),
+                                             task({{"NCHW", 3}, {"NHWC", 2.5}})};
+  const ConversionCost cost = [&](size_t, int, const std::string &from, const std::string &to) {
+    const bool blocked = from.find('c') != std::string::npos || to.find('c') != std::string::npos;
+    return blocked ? inf : 0.1;
+  };
+  const LayoutPlan p = best_layout_plan(tasks, {"NCHW", "NHWC", "NCHW16c", "NCHW32c"}, cost, 2);
+  ASSERT_TRUE(p.found);
+  EXPECT_EQ(p.network_layout, "NHWC");
+  EXPECT_DOUBLE_EQ(p.latency, 4.5);
+  ASSERT_EQ(p.steps.size(), 2u);
+}
+
+TEST(LayoutPlan, NoNetworkLayoutWithAPlanLeavesNoSteps) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<LayoutPlanTask> tasks = {task({{"NCHW16c", 1}}), task({{"NHWC", 2}})};
+  const LayoutPlan p = best_layout_plan(tasks, {"NHWC", "NCHW16c"},
+                                        [&](size_t, int, const std::string &, const std::string &) { return inf; });
+  EXPECT_FALSE(p.found);
+  EXPECT_TRUE(p.steps.empty());
+  EXPECT_EQ(p.latency, inf);
+}
+
 }  // namespace
 }  // namespace tlp
