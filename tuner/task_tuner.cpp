@@ -19,7 +19,7 @@ namespace tlp {
 SpaceOptions space_options_for(const Halide::Target &target) {
   SpaceOptions so;
   so.vector_lanes = vector_lanes_f32(target);
-  if (so.vector_lanes >= 16) so.register_budgets = {8, 12, 16, 24};  // AVX-512 has 32 vector registers
+  if (so.vector_lanes >= 16) so.register_budgets = {8, 12, 16, 24, 28};  // AVX-512 has 32 vector registers
   if (target.has_gpu_feature()) so.gpu = GpuLimits{};  // the GPU sketch rules, within CUDA's launch limits
   return so;
 }

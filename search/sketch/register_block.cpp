@@ -51,12 +51,35 @@ std::vector<std::vector<int>> block_factors(SketchContext &ctx, int s) {
   return factors;
 }
 
+// Whether spatial loop d of stage s (its loops untouched) indexes an operand
+// that the block broadcasts: one its vector loop, the innermost, does not index.
+bool indexes_a_broadcast_operand(const SketchContext &ctx, int s, int d) {
+  const StageState &st = ctx.stage(s);
+  if (st.dag_stage < 0) return true;
+  const std::string &vector = st.iters[size_t(st.num_spatial_iters() - 1)].name;
+  const std::string &loop = st.iters[size_t(d)].name;
+  auto uses = [](const DagAccess &a, const std::string &name) {
+    for (const auto &dim : a.dims)
+      for (const auto &term : dim)
+        if (term.first == name) return true;
+    return false;
+  };
+  for (const DagAccess &a : ctx.state().dag().stages.at(size_t(st.dag_stage)).accesses)
+    if (!uses(a, vector) && uses(a, loop)) return true;
+  return false;
+}
+
 // Reorders the split loops (each spatial loop's parts in a row, then each
-// reduction loop's two parts) into R S R S or R R S S, vector last. Returns how
-// many middle spatial parts precede the vector.
-int order_block(SketchContext &ctx, int s, const std::vector<std::vector<int>> &factors, int reductions) {
+// reduction loop's two parts) into R S R S or R R S S, vector last. The middle
+// parts of loops that index a broadcast operand come first: each broadcast is
+// then used by the unrolled iterations right after it, not held in a register
+// across the whole block (a channel-blocked output's block of channels, which
+// its input does not index, is not next to its vector). Returns how many middle
+// spatial parts precede the vector.
+int order_block(SketchContext &ctx, int s, const std::vector<std::vector<int>> &factors,
+                const std::vector<bool> &broadcast_indexed, int reductions) {
   const int n = int(factors.size());
-  std::vector<int> s_outer, s_middle, reduce_outer, reduce_inner;
+  std::vector<int> s_outer, s_middle, s_middle_inner, reduce_outer, reduce_inner;
   int vec = -1;
   int pos = 0;
   for (int d = 0; d < n; ++d) {
@@ -64,10 +87,11 @@ int order_block(SketchContext &ctx, int s, const std::vector<std::vector<int>> &
     s_outer.push_back(pos);
     for (int p = 1; p < parts; ++p) {
       if (d == n - 1 && p == parts - 1) vec = pos + p;
-      else s_middle.push_back(pos + p);
+      else (broadcast_indexed[size_t(d)] ? s_middle : s_middle_inner).push_back(pos + p);
     }
     pos += parts;
   }
+  s_middle.insert(s_middle.end(), s_middle_inner.begin(), s_middle_inner.end());
   for (int k = 0; k < reductions; ++k) {
     reduce_outer.push_back(pos + 2 * k);
     reduce_inner.push_back(pos + 2 * k + 1);
@@ -104,10 +128,12 @@ void annotate_block(SketchContext &ctx, int s, int middles) {
 void register_block(SketchContext &ctx, int s) {
   const int n = ctx.stage(s).num_spatial_iters();
   const int reductions = int(ctx.stage(s).iters.size()) - n;
+  std::vector<bool> broadcast_indexed;
+  for (int d = 0; d < n; ++d) broadcast_indexed.push_back(indexes_a_broadcast_operand(ctx, s, d));
   const std::vector<std::vector<int>> factors = block_factors(ctx, s);
   split_spatial_loops(ctx, s, factors);
   split_loops_in_two(ctx, s, int(ctx.stage(s).iters.size()) - reductions);
-  annotate_block(ctx, s, order_block(ctx, s, factors, reductions));
+  annotate_block(ctx, s, order_block(ctx, s, factors, broadcast_indexed, reductions));
 }
 
 }  // namespace tlp

@@ -2,7 +2,8 @@
 // register block: each spatial loop split in two (the innermost in three, its
 // last part a vector), each reduction loop split in two, ordered R S R S or
 // R R S S with the vector innermost and the middle spatial parts unrolled when
-// the block is small enough. Part of the fused tiling rule.
+// the block is small enough, those of loops that index a broadcast operand
+// (one the vector loop does not index) outermost. Part of the fused tiling rule.
 #pragma once
 
 #include "search/sketch/sketch_context.h"

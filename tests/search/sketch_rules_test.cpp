@@ -215,6 +215,51 @@ TEST(FusedTilingRule, RegisterBlocksOfALoopThatMayRoundUpLeaveOnlyCheapTailsWhen
   EXPECT_LE(tail, 0.05);
 }
 
+// A convolution whose output is channel-blocked, read by an elementwise output:
+// 0 in[cb:2, x:18, c:8]  1 w[kb:4, cb:2, rx:3, c:8, k:8]
+// 2 conv[kb:4, x:16, k:8, cb~:2, rx~:3, c~:8] reads in[cb, x + rx, c], w[kb, cb, rx, c, k]
+// 3 out[kb, x, k] reads conv (output). Its vector loop k indexes w, not in.
+ComputeDag blocked_conv_dag() {
+  using testing::rd;
+  using testing::sp;
+  ComputeDag d;
+  d.stages.push_back(testing::placeholder("in", {sp("cb", 2), sp("x", 18), sp("c", 8)}));
+  d.stages.push_back(testing::placeholder("w", {sp("kb", 4), sp("cb", 2), sp("rx", 3), sp("c", 8), sp("k", 8)}));
+  d.stages.push_back(testing::compute("conv", {sp("kb", 4), sp("x", 16), sp("k", 8), rd("cb", 2), rd("rx", 3), rd("c", 8)}, {0, 1}));
+  d.stages.push_back(testing::compute("out", {sp("kb", 4), sp("x", 16), sp("k", 8)}, {2}, true));
+  d.stages[2].accesses = {testing::access(0, {{{"cb", 1}}, {{"x", 1}, {"rx", 1}}, {{"c", 1}}}),
+                          testing::access(1, {{{"kb", 1}}, {{"cb", 1}}, {{"rx", 1}}, {{"c", 1}}, {{"k", 1}}})};
+  d.stages[3].accesses = {testing::access(2, {{{"kb", 1}}, {{"x", 1}}, {{"k", 1}}})};
+  return d;
+}
+
+// The unrolled middle loops of stage `name`'s register block, in order (the ids
+// just before the vector's, which is last), over every RE step of that stage.
+std::vector<int> block_middles(const ComputeDag &dag, const std::string &name, uint64_t seed, int middles) {
+  RuleRun run(dag, SpaceOptions{}, seed);
+  FusedTilingRule().apply(run.ctx);
+  const int s = stage_named(run.ctx, name);
+  for (const Step &step : run.ctx.schedule().steps)
+    if (step.kind == StepKind::RE && step.stage == s)
+      return {step.ids.end() - middles - 1, step.ids.end()};
+  return {};
+}
+
+TEST(FusedTilingRule, RegisterBlocksUnrollTheLoopsABroadcastOperandDoesNotReadInnermost) {
+  // conv's loops split: kb 0 1, x 2 3, k 4 5 6 (6 the vector). The input, which k does not
+  // index, is broadcast and read through x: x's middle goes before kb's.
+  for (uint64_t seed = 1; seed <= 10; ++seed)
+    EXPECT_EQ(block_middles(blocked_conv_dag(), "conv", seed, 3), (std::vector<int>{3, 1, 5, 6}));
+}
+
+TEST(FusedTilingRule, RegisterBlocksKeepTheLoopsOrderWhenEveryBroadcastOperandIsReadThroughTheOuterLoops) {
+  // dense[i, j] vectorized over j reads A[i, k] broadcast: i before j, as the loops are.
+  ComputeDag dag = testing::dense_relu_dag();
+  dag.stages[3].accesses = {testing::access(0, {{{"i", 1}}, {{"k", 1}}}), testing::access(1, {{{"j", 1}}, {{"k", 1}}})};
+  for (uint64_t seed = 1; seed <= 10; ++seed)
+    EXPECT_EQ(block_middles(dag, "dense", seed, 2), (std::vector<int>{1, 3, 4}));
+}
+
 TEST(RandomDraws, BlocksWithCheapTailsAreTheDivisorsThenSizesThatSpareLittle) {
   EXPECT_EQ(blocks_with_cheap_tails(196, 12, 0.05), (std::vector<int64_t>{1, 2, 4, 7, 3, 5, 6, 8, 9, 10, 11, 12}));
   EXPECT_EQ(blocks_with_cheap_tails(14, 6, 0.05), (std::vector<int64_t>{1, 2})) << "a 14-wide row spares too much";
