@@ -18,6 +18,13 @@ int64_t DagStage::points() const {
   return p;
 }
 
+bool DagAccess::uses(const std::string &loop) const {
+  for (const auto &dim : dims)
+    for (const auto &term : dim)
+      if (term.first == loop) return true;
+  return false;
+}
+
 std::vector<const DagAccess *> DagStage::accesses_of(int producer) const {
   std::vector<const DagAccess *> out;
   for (const DagAccess &a : accesses)

@@ -33,6 +33,8 @@ struct DagIter {
 struct DagAccess {
   int producer = -1;
   std::vector<std::vector<std::pair<std::string, int64_t>>> dims;
+
+  bool uses(const std::string &loop) const;  // whether some dimension's index uses that consumer loop
 };
 
 struct DagStage {

@@ -20,18 +20,16 @@ IterKind kind_of(const DagStage &d, const std::string &loop) {
 // leaves out one of d's spatial loops (matmul's A ignores j), or slides a window
 // over one (a convolution's rows oh + ry: neighbouring rows read the same input).
 bool has_reuse(const DagStage &d, const DagAccess &access) {
-  std::vector<std::string> used;
   for (const auto &dim : access.dims) {
     bool spatial = false, reduce = false;
     for (const auto &[loop, coef] : dim) {
-      used.push_back(loop);
       if (coef == 0) continue;
       (kind_of(d, loop) == IterKind::Spatial ? spatial : reduce) = true;
     }
     if (spatial && reduce) return true;
   }
   for (const DagIter &it : d.iters)
-    if (it.kind == IterKind::Spatial && std::find(used.begin(), used.end(), it.name) == used.end()) return true;
+    if (it.kind == IterKind::Spatial && !access.uses(it.name)) return true;
   return false;
 }
 

@@ -58,14 +58,8 @@ bool indexes_a_broadcast_operand(const SketchContext &ctx, int s, int d) {
   if (st.dag_stage < 0) return true;
   const std::string &vector = st.iters[size_t(st.num_spatial_iters() - 1)].name;
   const std::string &loop = st.iters[size_t(d)].name;
-  auto uses = [](const DagAccess &a, const std::string &name) {
-    for (const auto &dim : a.dims)
-      for (const auto &term : dim)
-        if (term.first == name) return true;
-    return false;
-  };
   for (const DagAccess &a : ctx.state().dag().stages.at(size_t(st.dag_stage)).accesses)
-    if (!uses(a, vector) && uses(a, loop)) return true;
+    if (!a.uses(vector) && a.uses(loop)) return true;
   return false;
 }
 
